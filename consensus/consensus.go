@@ -1,0 +1,56 @@
+// Package consensus turns received signals into global-posterior samples.
+// Every scheme learns a linear map — θ = Σ_k W_k y_k under OMA
+// (eq: est theta) or θ = W y under NOMA (eq: est theta NOMA), W_k of size
+// d×m_r — from the received signals (and, for WVCMC, the data through the
+// target's gradient). The map is then applied to the signals it was
+// learned from, or to fresh ones.
+//
+// Schemes:
+//   - GCMC (eq: est GCMC result) on decoded signals E_k^† y_k, ignoring the noise;
+//   - WGCMC for OMA (eq: est WGCMC result) and NOMA (eq: est WGCMC result NOMA);
+//   - WVCMC, the variational scheme of Algorithms 1 and 2;
+//   - noiseless CMC: GCMC on the samples themselves (channel.Ideal).
+package consensus
+
+import (
+	"errors"
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"wcmc/channel"
+)
+
+// ErrTooFewSamples is returned when a covariance must be estimated from
+// fewer than two samples per stream.
+var ErrTooFewSamples = errors.New("fewer than 2 samples per stream: covariance cannot be estimated")
+
+// Map is a linear aggregation: one d×m_r matrix per received stream (K under
+// OMA, 1 under NOMA).
+type Map struct {
+	W []*mat.Dense
+}
+
+// Apply returns the global samples θ_s = Σ_k W_k y_k^{(s)} as rows of an
+// S×d matrix.
+func (m Map) Apply(rx *channel.Received) *mat.Dense {
+	if len(m.W) != rx.Streams() {
+		panic(fmt.Sprintf("consensus: map has %d streams, signal has %d", len(m.W), rx.Streams()))
+	}
+	theta := mat.NewDense(rx.S, rx.D, nil)
+	var tmp mat.Dense
+	for k, w := range m.W {
+		tmp.Mul(rx.Y[k], w.T())
+		theta.Add(theta, &tmp)
+	}
+	return theta
+}
+
+// Clone returns a deep copy of m.
+func (m Map) Clone() Map {
+	out := Map{W: make([]*mat.Dense, len(m.W))}
+	for i, w := range m.W {
+		out.W[i] = mat.DenseCopyOf(w)
+	}
+	return out
+}

@@ -1,0 +1,337 @@
+package consensus
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/diff/fd"
+	"gonum.org/v1/gonum/mat"
+
+	"wcmc/channel"
+	"wcmc/model"
+)
+
+// toeplitz returns the symmetric Toeplitz matrix with first column ρ^i.
+func toeplitz(d int, rho float64) *mat.SymDense {
+	c := mat.NewSymDense(d, nil)
+	for i := range d {
+		for j := i; j < d; j++ {
+			c.SetSym(i, j, math.Pow(rho, float64(j-i)))
+		}
+	}
+	return c
+}
+
+func draw(rng *rand.Rand, c *mat.SymDense, s int) *mat.Dense {
+	var ch mat.Cholesky
+	if !ch.Factorize(c) {
+		panic("not PD")
+	}
+	var l mat.TriDense
+	ch.LTo(&l)
+	d := c.SymmetricDim()
+	z := mat.NewDense(s, d, nil)
+	for i := range s {
+		for j := range d {
+			z.Set(i, j, rng.NormFloat64())
+		}
+	}
+	var out mat.Dense
+	out.Mul(z, l.T())
+	return &out
+}
+
+func globalCov(cs []*mat.SymDense) *mat.SymDense {
+	inv := make([]*mat.SymDense, len(cs))
+	for i, c := range cs {
+		inv[i] = pinv(c)
+	}
+	return pinv(sum(inv))
+}
+
+// outputCov is the exact covariance of θ = Σ_k W_k y_k given the true
+// subposterior covariances: Σ_k W_k (E_k C_k E_kᵀ + N0 I) W_kᵀ under OMA and
+// W (Σ_k E C_k Eᵀ + N0 I) Wᵀ under NOMA (eq: sample wgcmc oma).
+func outputCov(m Map, rx *channel.Received, cs []*mat.SymDense) *mat.Dense {
+	cy := func(k int, c *mat.SymDense) *mat.Dense {
+		var t mat.Dense
+		e := rx.Encoder(k)
+		t.Product(e, c, e.T())
+		return &t
+	}
+	out := mat.NewDense(rx.D, rx.D, nil)
+	var tmp mat.Dense
+	for s := range m.W {
+		cov := mat.NewDense(rx.Mr, rx.Mr, nil)
+		if rx.Access == channel.OMA {
+			cov.Add(cov, cy(s, cs[s]))
+		} else {
+			for k, c := range cs {
+				cov.Add(cov, cy(k, c))
+			}
+		}
+		for i := range rx.Mr {
+			cov.Set(i, i, cov.At(i, i)+rx.N0)
+		}
+		tmp.Product(m.W[s], cov, m.W[s].T())
+		out.Add(out, &tmp)
+	}
+	return out
+}
+
+func relFrob(a, b mat.Matrix) float64 {
+	var d mat.Dense
+	d.Sub(a, b)
+	return mat.Norm(&d, 2) / mat.Norm(b, 2)
+}
+
+func transmit(t *testing.T, rng *rand.Rand, access channel.Access, cs []*mat.SymDense, s int, snr float64) *channel.Received {
+	t.Helper()
+	samples := make([]*mat.Dense, len(cs))
+	for k, c := range cs {
+		samples[k] = draw(rng, c, s)
+	}
+	cfg := channel.Config{Access: access, Fading: channel.Rayleigh, Repetition: 2, ExtraTx: 2, Power: 1, SNRdB: snr, Physical: true}
+	rx, err := channel.Transmit(rng, cfg, samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rx
+}
+
+// The estimated covariances carry relative errors of order √(2/S); the
+// output covariance inherits them through smooth maps, so its relative
+// error is a small multiple of √(2/S). We check (a) the error falls by
+// about √100 = 10 from S = 200 to 20000 (at least 4×) and (b) at
+// S = 20000 it is below 5·√(2/S) ≈ 0.05.
+func checkRecovers(t *testing.T, name string, errAt func(s int) float64) {
+	t.Helper()
+	small, large := errAt(200), errAt(20000)
+	t.Logf("%s: relative error %.4f at S=200, %.4f at S=20000", name, small, large)
+	if large > 5*math.Sqrt(2.0/20000) || large > small/4 {
+		t.Fatalf("%s does not recover the global covariance: %.4f at S=200, %.4f at S=20000", name, small, large)
+	}
+}
+
+func TestWGCMCOMARecoversGlobalCovariance(t *testing.T) {
+	const d, k = 3, 4
+	cs := make([]*mat.SymDense, k)
+	for i := range cs {
+		cs[i] = toeplitz(d, float64(i)/float64(k))
+	}
+	want := globalCov(cs)
+	rng := rand.New(rand.NewPCG(7, 8))
+	checkRecovers(t, "WGCMC-OMA", func(s int) float64 {
+		rx := transmit(t, rng, channel.OMA, cs, s, 5)
+		m, err := WGCMC(rx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return relFrob(outputCov(m, rx, cs), want)
+	})
+}
+
+func TestWGCMCNOMARecoversHomogeneousGlobalCovariance(t *testing.T) {
+	const d, k = 3, 4
+	c0 := toeplitz(d, 0.5)
+	cs := []*mat.SymDense{c0, c0, c0, c0}
+	want := globalCov(cs)
+	rng := rand.New(rand.NewPCG(9, 10))
+	checkRecovers(t, "WGCMC-NOMA", func(s int) float64 {
+		rx := transmit(t, rng, channel.NOMA, cs, s, 5)
+		m, err := WGCMC(rx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return relFrob(outputCov(m, rx, cs), want)
+	})
+	_ = k
+}
+
+func TestGCMCAsymptoticCovariance(t *testing.T) {
+	// GCMC treats ẑ_k = θ_k + E_k^†n_k as noiseless: its output covariance
+	// tends to (Σ_k (C_k + N0/(l P_k) I)^{-1})^{-1}, not C.
+	const d, k, s = 3, 4, 20000
+	cs := make([]*mat.SymDense, k)
+	for i := range cs {
+		cs[i] = toeplitz(d, float64(i)/float64(k))
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	rx := transmit(t, rng, channel.OMA, cs, s, 0)
+	m, err := GCMC(rx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noisy := make([]*mat.SymDense, k)
+	for i, c := range cs {
+		noisy[i] = shiftDiag(c, rx.N0/(float64(rx.L)*rx.Pk[i]))
+	}
+	want := globalCov(noisy)
+	got := outputCov(m, rx, cs)
+	// Same √(2/S) argument as checkRecovers.
+	if e := relFrob(got, want); e > 5*math.Sqrt(2.0/s) {
+		t.Fatalf("GCMC output covariance off its closed form by %.4f", e)
+	}
+	// And it is visibly not the global posterior at 0 dB.
+	if e := relFrob(got, globalCov(cs)); e < 0.1 {
+		t.Fatalf("GCMC unexpectedly close to C (%.4f) at 0 dB", e)
+	}
+}
+
+func TestNoiselessIsScottCMC(t *testing.T) {
+	const d, k, s = 3, 3, 20000
+	cs := []*mat.SymDense{toeplitz(d, 0), toeplitz(d, 0.4), toeplitz(d, 0.8)}
+	rng := rand.New(rand.NewPCG(13, 14))
+	samples := make([]*mat.Dense, k)
+	for i, c := range cs {
+		samples[i] = draw(rng, c, s)
+	}
+	theta, err := Noiseless(samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got mat.SymDense
+	got.SymOuterK(1/float64(s), theta.T())
+	if e := relFrob(&got, globalCov(cs)); e > 5*math.Sqrt(2.0/s) {
+		t.Fatalf("noiseless CMC covariance off by %.4f", e)
+	}
+}
+
+func TestTooFewSamples(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	cs := []*mat.SymDense{toeplitz(2, 0.1), toeplitz(2, 0.2)}
+	rx := transmit(t, rng, channel.OMA, cs, 1, 5)
+	for name, f := range map[string]func(*channel.Received) (Map, error){"gcmc": GCMC, "wgcmc": WGCMC} {
+		if _, err := f(rx); err != ErrTooFewSamples {
+			t.Errorf("%s with S=1: err %v, want ErrTooFewSamples", name, err)
+		}
+	}
+}
+
+// flatten/unflatten a map for finite differences.
+func flatten(m Map) []float64 {
+	var x []float64
+	for _, w := range m.W {
+		x = append(x, w.RawMatrix().Data...)
+	}
+	return x
+}
+
+func setFlat(m Map, x []float64) {
+	i := 0
+	for _, w := range m.W {
+		data := w.RawMatrix().Data
+		copy(data, x[i:i+len(data)])
+		i += len(data)
+	}
+}
+
+func TestWVCMCGradientMatchesFiniteDifferences(t *testing.T) {
+	const d = 3
+	cs := []*mat.SymDense{toeplitz(d, 0.1), toeplitz(d, 0.5), toeplitz(d, 0.8)}
+	target, err := model.NewGaussian([]float64{0.2, -0.1, 0.3}, globalCov(cs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, access := range []channel.Access{channel.OMA, channel.NOMA} {
+		rng := rand.New(rand.NewPCG(15, uint64(access)))
+		rx := transmit(t, rng, access, cs, 40, 3)
+		v, err := NewVariational(rx, target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _, err := InitialMap(rx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Move off the start point so every term is exercised.
+		for _, w := range m.W {
+			r, c := w.Dims()
+			for i := range r {
+				for j := range c {
+					w.Set(i, j, w.At(i, j)*(1+0.3*rng.NormFloat64())+0.05*rng.NormFloat64())
+				}
+			}
+		}
+		grad := m.Clone()
+		if err := v.Gradient(grad, m, nil); err != nil {
+			t.Fatal(err)
+		}
+		probe := m.Clone()
+		num := fd.Gradient(nil, func(x []float64) float64 {
+			setFlat(probe, x)
+			f, err := v.Value(probe)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}, flatten(m), &fd.Settings{Formula: fd.Central, Step: 1e-6})
+		ana := flatten(grad)
+		for i := range ana {
+			// Central differences with step h have error O(h²·f''') plus
+			// rounding O(ε|f|/h) ≈ 1e-9 here; 1e-5 relative to the gradient
+			// scale is far above both and far below any formula error.
+			if math.Abs(ana[i]-num[i]) > 1e-5*(1+math.Abs(num[i])) {
+				t.Fatalf("%v: gradient entry %d: analytic %g, finite difference %g", access, i, ana[i], num[i])
+			}
+		}
+	}
+}
+
+func TestWVCMCDescends(t *testing.T) {
+	const d = 3
+	cs := []*mat.SymDense{toeplitz(d, 0.1), toeplitz(d, 0.5), toeplitz(d, 0.8)}
+	target, _ := model.NewGaussian(nil, globalCov(cs))
+	for _, access := range []channel.Access{channel.OMA, channel.NOMA} {
+		rng := rand.New(rand.NewPCG(17, uint64(access)))
+		rx := transmit(t, rng, access, cs, 200, 5)
+		init, _, _ := InitialMap(rx)
+		fit, err := WVCMC(rng, rx, target, init, SGD{Eta: 1e-3, Iters: 100, Trace: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj := fit.Objective
+		if len(obj) != 101 || !(obj[100] < obj[0]) {
+			t.Fatalf("%v: objective %g → %g over %d values: no descent", access, obj[0], obj[len(obj)-1], len(obj))
+		}
+	}
+}
+
+func TestWVCMCReportsDivergence(t *testing.T) {
+	const d = 2
+	cs := []*mat.SymDense{toeplitz(d, 0.1), toeplitz(d, 0.5)}
+	target, _ := model.NewGaussian(nil, globalCov(cs))
+	rng := rand.New(rand.NewPCG(19, 20))
+	rx := transmit(t, rng, channel.NOMA, cs, 50, 5)
+	init, _, _ := InitialMap(rx)
+	_, err := WVCMC(rng, rx, target, init, SGD{Eta: 1e6, Iters: 20})
+	if err == nil {
+		t.Fatal("a step of 1e6 did not report divergence")
+	}
+	t.Log(err)
+}
+
+func TestInitialMapFallsBackWhenGCMCIsSingular(t *testing.T) {
+	// S = 3 ≤ d = 4: the GCMC covariance estimates have rank 2, so the GCMC
+	// map is singular and the entropy bound −∞; the start must fall back to
+	// a full-rank map on which the objective is finite.
+	const d = 4
+	cs := []*mat.SymDense{toeplitz(d, 0.2), toeplitz(d, 0.6)}
+	target, _ := model.NewGaussian(nil, globalCov(cs))
+	rng := rand.New(rand.NewPCG(21, 22))
+	rx := transmit(t, rng, channel.OMA, cs, 3, 5)
+	m, fallback, err := InitialMap(rx)
+	if err != nil || !fallback {
+		t.Fatalf("fallback %v, err %v", fallback, err)
+	}
+	v, _ := NewVariational(rx, target)
+	if _, err := v.Value(m); err != nil {
+		t.Fatalf("objective at fallback start: %v", err)
+	}
+	// With S = 50 > d the GCMC start is used.
+	rx = transmit(t, rng, channel.OMA, cs, 50, 5)
+	if _, fallback, err := InitialMap(rx); err != nil || fallback {
+		t.Fatalf("S = 50: fallback %v, err %v", fallback, err)
+	}
+}

@@ -1,0 +1,138 @@
+package consensus
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"wcmc/channel"
+)
+
+// GCMC is Scott et al.'s Gaussian consensus applied to the decoded signals
+// ẑ_k = E_k^† y_k = θ_k + E_k^† n_k, as if they were noiseless samples
+// (eq: est GCMC result): W̃_k = (Σ_j Ĉ_j^{-1})^{-1} Ĉ_k^{-1} with Ĉ_k the
+// sample covariance of ẑ_k (eq: GCMC). As a map on y_k, W_k = W̃_k E_k^†.
+// It needs OMA (one stream per worker) and S ≥ 2.
+func GCMC(rx *channel.Received) (Map, error) {
+	if rx.Access != channel.OMA {
+		return Map{}, fmt.Errorf("GCMC needs one stream per worker (OMA), got %v", rx.Access)
+	}
+	covs := make([]*mat.SymDense, rx.K)
+	for k := range rx.K {
+		z := rx.Combine(k)
+		z.Scale(1/math.Sqrt(rx.Pk[k]), z)
+		c, err := sampleCov(z)
+		if err != nil {
+			return Map{}, err
+		}
+		covs[k] = c
+	}
+	inv := make([]*mat.SymDense, rx.K)
+	for k, c := range covs {
+		inv[k] = pinv(c)
+	}
+	total := pinv(sum(inv))
+	m := Map{W: make([]*mat.Dense, rx.K)}
+	for k := range rx.K {
+		var wt mat.Dense
+		wt.Mul(total, inv[k])
+		m.W[k] = liftCombine(&wt, rx, 1/math.Sqrt(rx.Pk[k]))
+	}
+	return m, nil
+}
+
+// WGCMC is the wireless Gaussian consensus: under OMA eq: est WGCMC result,
+// under NOMA eq: est WGCMC result NOMA, for an encoder E_k = √P_k B with
+// BᵀB = l·I (DESIGN note 4: on z_k = Bᵀy_k/l the d×d formulas hold with
+// noise variance ν = N0/l).
+func WGCMC(rx *channel.Received) (Map, error) {
+	if rx.Access == channel.NOMA {
+		return wgcmcNOMA(rx)
+	}
+	return wgcmcOMA(rx)
+}
+
+// wgcmcOMA: Ĉ_k = [Σ̂_{z_k} − νI]^+/P_k (eq: est: ck), and
+// W̃_k = (Σ_j Ĉ_j^{-1})^{-1} Ĉ_k^{-1/2}(P_k Ĉ_k + νI)^{-1/2} (eq: asymp opt).
+func wgcmcOMA(rx *channel.Received) (Map, error) {
+	nu := rx.CombinedNoise()
+	chat := make([]*mat.SymDense, rx.K)
+	inv := make([]*mat.SymDense, rx.K)
+	for k := range rx.K {
+		cz, err := sampleCov(rx.Combine(k))
+		if err != nil {
+			return Map{}, err
+		}
+		c := positivePart(shiftDiag(cz, -nu))
+		c.ScaleSym(1/rx.Pk[k], c)
+		chat[k] = c
+		inv[k] = pinv(c)
+	}
+	total := pinv(sum(inv))
+	m := Map{W: make([]*mat.Dense, rx.K)}
+	for k := range rx.K {
+		pk := rx.Pk[k]
+		a := spectral(chat[k], func(v float64) float64 {
+			if v <= 0 {
+				return 0
+			}
+			return 1 / math.Sqrt(v*(pk*v+nu))
+		})
+		var wt mat.Dense
+		wt.Mul(total, a)
+		m.W[k] = liftCombine(&wt, rx, 1)
+	}
+	return m, nil
+}
+
+// wgcmcNOMA: Ĉ_0 = [Σ̂_z − νI]^+/(K P) (eq: est: ck noma) and
+// W̃ = K^{-1/2} Ĉ_0^{1/2}(K P Ĉ_0 + νI)^{-1/2} (eq: asymp opt NOMA), with
+// P = min_k P_k. Exact for homogeneous Gaussian subposteriors as S → ∞.
+func wgcmcNOMA(rx *channel.Received) (Map, error) {
+	nu := rx.CombinedNoise()
+	cz, err := sampleCov(rx.Combine(0))
+	if err != nil {
+		return Map{}, err
+	}
+	kp := float64(rx.K) * rx.Pk[0]
+	c0 := positivePart(shiftDiag(cz, -nu))
+	c0.ScaleSym(1/kp, c0)
+	sk := math.Sqrt(float64(rx.K))
+	wt := spectral(c0, func(v float64) float64 {
+		if v <= 0 {
+			return 0
+		}
+		return math.Sqrt(v/(kp*v+nu)) / sk
+	})
+	return Map{W: []*mat.Dense{liftCombine(wt, rx, 1)}}, nil
+}
+
+// Noiseless is classical CMC with Scott's weights on the workers' own
+// samples (K matrices S×d) over an ideal link: the reference that shows
+// what the channel costs.
+func Noiseless(samples []*mat.Dense) (*mat.Dense, error) {
+	rx := channel.Ideal(samples)
+	m, err := GCMC(rx)
+	if err != nil {
+		return nil, err
+	}
+	return m.Apply(rx), nil
+}
+
+// liftCombine turns a d×d map on z = c·Bᵀy/l into the d×m_r map on y:
+// W = c · W̃ Bᵀ / l.
+func liftCombine(wt mat.Matrix, rx *channel.Received, c float64) *mat.Dense {
+	var w mat.Dense
+	w.Mul(wt, rx.Basis().T())
+	w.Scale(c/float64(rx.L), &w)
+	return &w
+}
+
+func sum(ms []*mat.SymDense) *mat.SymDense {
+	out := mat.NewSymDense(ms[0].SymmetricDim(), nil)
+	for _, m := range ms {
+		out.AddSym(out, m)
+	}
+	return out
+}

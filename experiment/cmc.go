@@ -1,0 +1,228 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"wcmc/channel"
+	"wcmc/consensus"
+	"wcmc/model"
+	"wcmc/runner"
+)
+
+// Scheme names, as they appear in results files.
+const (
+	SchemeGCMC      = "gcmc"
+	SchemeWGCMCOMA  = "wgcmc-oma"
+	SchemeWGCMCNOMA = "wgcmc-noma"
+	SchemeWVCMCOMA  = "wvcmc-oma"
+	SchemeWVCMCNOMA = "wvcmc-noma"
+	SchemeNoiseless = "cmc-noiseless"
+)
+
+// wirelessSchemes are the schemes every wireless experiment runs.
+var wirelessSchemes = []string{SchemeGCMC, SchemeWGCMCOMA, SchemeWGCMCNOMA, SchemeWVCMCOMA, SchemeWVCMCNOMA, SchemeNoiseless}
+
+// cmcConfig is what one trial of wireless CMC needs besides the samples.
+type cmcConfig struct {
+	link      channel.Config // Access is set per scheme
+	target    model.Target   // global posterior for WVCMC
+	omaSGD    consensus.SGD
+	nomaSGD   consensus.SGD
+	enabled   map[string]bool
+	omaPerWkr int // S under OMA
+	nomaPerWk int // S under NOMA
+}
+
+// cmcOutput collects, per scheme, the global samples it produced.
+type cmcOutput struct {
+	theta   map[string]*mat.Dense
+	skipped []runner.Skip
+	info    map[string]map[string]any
+}
+
+func (o *cmcOutput) skip(scheme, format string, args ...any) {
+	o.skipped = append(o.skipped, runner.Skip{Scheme: scheme, Reason: fmt.Sprintf(format, args...)})
+}
+
+// runCMC transmits the workers' samples over OMA (the first omaPerWkr rows
+// of each) and NOMA (the first nomaPerWk rows), and runs every enabled
+// scheme on what the server receives. The channel draws of the two links
+// come from independent streams split off rng, so enabling or disabling a
+// scheme does not change any other scheme's numbers.
+func runCMC(rng *rand.Rand, samples []*mat.Dense, cfg cmcConfig) (*cmcOutput, error) {
+	out := &cmcOutput{theta: map[string]*mat.Dense{}, info: map[string]map[string]any{}}
+	omaRng := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
+	nomaRng := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
+	wvOMARng := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
+	wvNOMARng := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
+
+	on := func(names ...string) bool {
+		for _, n := range names {
+			if cfg.enabled[n] {
+				return true
+			}
+		}
+		return false
+	}
+	rows := func(m *mat.Dense, n int) *mat.Dense {
+		r, c := m.Dims()
+		if n > r {
+			n = r
+		}
+		return m.Slice(0, n, 0, c).(*mat.Dense)
+	}
+	omaSamples := make([]*mat.Dense, len(samples))
+	nomaSamples := make([]*mat.Dense, len(samples))
+	for k, s := range samples {
+		omaSamples[k] = rows(s, cfg.omaPerWkr)
+		nomaSamples[k] = rows(s, cfg.nomaPerWk)
+	}
+
+	if on(SchemeNoiseless) {
+		if cfg.omaPerWkr < 2 {
+			out.skip(SchemeNoiseless, "S = %d < 2 samples per worker", cfg.omaPerWkr)
+		} else {
+			th, err := consensus.Noiseless(omaSamples)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", SchemeNoiseless, err)
+			}
+			out.theta[SchemeNoiseless] = th
+		}
+	}
+
+	if on(SchemeGCMC, SchemeWGCMCOMA, SchemeWVCMCOMA) {
+		if cfg.omaPerWkr < 2 {
+			for _, s := range []string{SchemeGCMC, SchemeWGCMCOMA, SchemeWVCMCOMA} {
+				if cfg.enabled[s] {
+					out.skip(s, "OMA delivers S = %d < 2 samples per worker", cfg.omaPerWkr)
+				}
+			}
+		} else {
+			link := cfg.link
+			link.Access = channel.OMA
+			rx, err := channel.Transmit(omaRng, link, omaSamples)
+			if err != nil {
+				return nil, fmt.Errorf("OMA transmission: %w", err)
+			}
+			out.linkInfo("oma", rx)
+			if err := out.gaussianScheme(SchemeGCMC, cfg, rx, consensus.GCMC); err != nil {
+				return nil, err
+			}
+			if err := out.gaussianScheme(SchemeWGCMCOMA, cfg, rx, consensus.WGCMC); err != nil {
+				return nil, err
+			}
+			if cfg.enabled[SchemeWVCMCOMA] {
+				out.variational(wvOMARng, SchemeWVCMCOMA, cfg, rx, cfg.omaSGD)
+			}
+		}
+	}
+
+	if on(SchemeWGCMCNOMA, SchemeWVCMCNOMA) {
+		link := cfg.link
+		link.Access = channel.NOMA
+		rx, err := channel.Transmit(nomaRng, link, nomaSamples)
+		if err != nil {
+			return nil, fmt.Errorf("NOMA transmission: %w", err)
+		}
+		out.linkInfo("noma", rx)
+		if cfg.nomaPerWk < 2 && cfg.enabled[SchemeWGCMCNOMA] {
+			out.skip(SchemeWGCMCNOMA, "NOMA delivers S = %d < 2 samples", cfg.nomaPerWk)
+		} else if err := out.gaussianScheme(SchemeWGCMCNOMA, cfg, rx, consensus.WGCMC); err != nil {
+			return nil, err
+		}
+		if cfg.enabled[SchemeWVCMCNOMA] {
+			out.variational(wvNOMARng, SchemeWVCMCNOMA, cfg, rx, cfg.nomaSGD)
+		}
+	}
+	return out, nil
+}
+
+func (o *cmcOutput) linkInfo(name string, rx *channel.Received) {
+	info := map[string]any{"N0": rx.N0, "Pk": rx.Pk, "samples_per_stream": rx.S}
+	if rx.TxPower != nil {
+		info["measured_tx_power"] = rx.TxPower
+	}
+	o.info["link-"+name] = info
+}
+
+func (o *cmcOutput) gaussianScheme(name string, cfg cmcConfig, rx *channel.Received, learn func(*channel.Received) (consensus.Map, error)) error {
+	if !cfg.enabled[name] {
+		return nil
+	}
+	m, err := learn(rx)
+	if err != nil {
+		if errors.Is(err, consensus.ErrTooFewSamples) {
+			o.skip(name, "%v", err)
+			return nil
+		}
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	o.theta[name] = m.Apply(rx)
+	return nil
+}
+
+// variational runs WVCMC from the paper's start point. A run that diverges
+// is reported as a skip with the optimiser's message — never as a number.
+func (o *cmcOutput) variational(rng *rand.Rand, name string, cfg cmcConfig, rx *channel.Received, sgd consensus.SGD) {
+	init, fallback, err := consensus.InitialMap(rx)
+	if err != nil {
+		o.skip(name, "start point: %v", err)
+		return
+	}
+	fit, err := consensus.WVCMC(rng, rx, cfg.target, init, sgd)
+	if err != nil {
+		o.skip(name, "%v", err)
+		return
+	}
+	o.theta[name] = fit.Map.Apply(rx)
+	o.info[name] = map[string]any{
+		"optimizer":       "sgd",
+		"start":           startName(rx, fallback),
+		"eta":             sgd.Eta,
+		"iterations":      fit.Iters,
+		"objective_start": fit.Objective[0],
+		"objective_end":   fit.Objective[len(fit.Objective)-1],
+		"grad_norm":       fit.GradNorm,
+	}
+}
+
+// enabledSchemes parses the "schemes" parameter ("all" or a comma list).
+func enabledSchemes(v runner.Values, known []string) (map[string]bool, error) {
+	raw := strings.TrimSpace(v.String("schemes"))
+	out := map[string]bool{}
+	if raw == "all" {
+		for _, s := range known {
+			out[s] = true
+		}
+		return out, nil
+	}
+	for _, s := range strings.Split(raw, ",") {
+		s = strings.TrimSpace(s)
+		ok := false
+		for _, k := range known {
+			if k == s {
+				ok = true
+			}
+		}
+		if !ok {
+			return nil, fmt.Errorf("schemes: unknown scheme %q (known: %s)", s, strings.Join(known, ", "))
+		}
+		out[s] = true
+	}
+	return out, nil
+}
+
+func startName(rx *channel.Received, fallback bool) string {
+	switch {
+	case fallback:
+		return "decoded average E_k^†/K (GCMC map singular: S ≤ d)"
+	case rx.Access == channel.OMA:
+		return "gcmc"
+	}
+	return "decoded average E^†/K"
+}

@@ -1,0 +1,40 @@
+// Package experiment holds the paper's experiments (Section VI) as runner
+// specs: parameters with the paper's defaults, the sweep, the schemes, and
+// the per-task work that composes models, samplers, the channel and the
+// consensus schemes.
+package experiment
+
+import (
+	"fmt"
+	"sort"
+
+	"wcmc/runner"
+)
+
+var registry = map[string]runner.Spec{}
+
+func register(s runner.Spec) { registry[s.ID] = s }
+
+// All returns every experiment, ordered by ID.
+func All() []runner.Spec {
+	out := make([]runner.Spec, 0, len(registry))
+	for _, s := range registry {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Lookup returns the experiment with the given ID.
+func Lookup(id string) (runner.Spec, error) {
+	s, ok := registry[id]
+	if !ok {
+		ids := make([]string, 0, len(registry))
+		for k := range registry {
+			ids = append(ids, k)
+		}
+		sort.Strings(ids)
+		return runner.Spec{}, fmt.Errorf("unknown experiment %q (known: %v; see `wcmc list`)", id, ids)
+	}
+	return s, nil
+}

@@ -1,0 +1,112 @@
+// Package runner executes parameter sweeps of Monte Carlo experiments:
+// it validates a parameter set, splits the work into (sweep point, trial)
+// tasks, derives each task's random seed from the run seed, runs the tasks
+// in parallel, and collects tidy results.
+//
+// The runner knows nothing about wireless CMC: an experiment is a Spec whose
+// Run function turns one task into rows of (scheme, metric, value).
+package runner
+
+import (
+	"context"
+	"math/rand/v2"
+)
+
+// Kind is the type of a parameter value.
+type Kind int
+
+const (
+	Int Kind = iota
+	Float
+	String
+	Bool
+)
+
+// Param declares one parameter of an experiment.
+type Param struct {
+	Name    string
+	Kind    Kind
+	Default string // the default, written as on the command line
+	Doc     string // one line: meaning and unit
+	// Min and Max bound Int and Float values (inclusive) when HasMin/HasMax.
+	Min, Max       float64
+	HasMin, HasMax bool
+	// Choices, when non-empty, lists the accepted String values.
+	Choices []string
+}
+
+// Spec describes one experiment.
+type Spec struct {
+	ID          string // e.g. "gauss-snr"
+	Figure      string // e.g. "Fig. 3"
+	Description string // one line
+	// X names the swept parameter (one of Params, Kind Int or Float). Its
+	// value is a comma-separated list; each entry is a sweep point.
+	X      string
+	XLabel string // axis label for X, e.g. "SNR (dB)"
+	LogX   bool   // plot X on a log axis
+	// Metrics lists the metrics the experiment reports; the first is the
+	// main one (plotted as DIR/ID.png).
+	Metrics     []string
+	MetricLabel map[string]string // axis label per metric, e.g. "err2 (eq. err2)"
+	// LinearY lists the metrics plotted on a linear y axis; the others use
+	// a log axis.
+	LinearY []string
+	// Schemes lists the scheme names in the order they are plotted.
+	Schemes []string
+	// Params declares the parameters. The name "trials" is reserved: it
+	// sets the number of trials in Quick and in --set.
+	Params []Param
+	// Trials is the default number of trials.
+	Trials int
+	// Quick overrides parameters (and "trials") for a smoke-sized run.
+	Quick map[string]string
+	// Validate, if set, checks relations between parameters (K ≤ N, …)
+	// after each has been parsed and range-checked.
+	Validate func(v Values) error
+	// Setup, if set, builds state shared by every task of a run (a data
+	// set, reference samples, covariances). It is called once per run with
+	// the full parameter set (X holding the whole list) and an rng derived
+	// from the run seed alone, so every shard of a run gets the same state.
+	Setup func(v Values, rng *rand.Rand) (any, error)
+	// Run executes one task. It must be deterministic given Task.Rng.
+	Run func(t Task) (Outcome, error)
+}
+
+// Task is one (sweep point, trial) unit of work.
+type Task struct {
+	Params Values // with X set to this point's single value
+	X      float64
+	Point  int // index of X in the sweep list
+	Trial  int // 0-based trial index
+	Rng    *rand.Rand
+	Shared any // what Setup returned (nil without Setup); read-only
+	// Ctx is cancelled when the run is aborted (Ctrl-C, another task's
+	// error); long tasks may poll Ctx.Err() and return it.
+	Ctx context.Context
+}
+
+// Row is one measured value of one scheme in one task.
+type Row struct {
+	Scheme string  `json:"scheme"`
+	Metric string  `json:"metric"`
+	Value  float64 `json:"value"`
+}
+
+// Skip records a scheme that cannot run at a sweep point (e.g. OMA with
+// fewer than two samples per worker), with the reason. Skipped schemes get
+// no rows.
+type Skip struct {
+	Scheme string `json:"scheme"`
+	Reason string `json:"reason"`
+}
+
+// Outcome is what one task produced.
+type Outcome struct {
+	Rows    []Row
+	Skipped []Skip
+	// Info holds per-scheme diagnostics recorded in the run's JSON
+	// (optimiser iterations, final objective, measured transmit power, …).
+	// Values must be JSON-encodable.
+	Info map[string]map[string]any
+}
