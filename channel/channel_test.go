@@ -154,3 +154,26 @@ func TestValidate(t *testing.T) {
 		t.Error("mismatched sample shapes accepted")
 	}
 }
+
+func TestRetransmitKeepsEncoders(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	first := []*mat.Dense{gaussSamples(rng, 50, 2, 1), gaussSamples(rng, 50, 2, 3)}
+	cfg := Config{Access: NOMA, Repetition: 2, Power: 1, SNRdB: 10}
+	rx, err := Transmit(rng, cfg, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := []*mat.Dense{gaussSamples(rng, 500, 2, 10), gaussSamples(rng, 500, 2, 10)}
+	rx2, err := Retransmit(rng, cfg, rx, fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rx2.S != 500 || rx2.Pk[0] != rx.Pk[0] || rx2.Pk[1] != rx.Pk[1] || rx2.N0 != rx.N0 {
+		t.Fatalf("retransmission changed the link: Pk %v→%v, N0 %g→%g", rx.Pk, rx2.Pk, rx.N0, rx2.N0)
+	}
+	// Recomputing P_k from the larger fresh samples would have changed it:
+	// the test would not notice a Retransmit that silently recomputed.
+	if again, _ := Transmit(rng, cfg, fresh); again.Pk[0] > rx.Pk[0]/5 {
+		t.Fatalf("sanity: recomputed P_k %g vs %g", again.Pk[0], rx.Pk[0])
+	}
+}

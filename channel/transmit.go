@@ -81,8 +81,25 @@ func basis(l, d int) *mat.Dense {
 
 // Transmit sends every worker's samples (K matrices S×d, row s sent in
 // block s) over the uplink described by cfg, drawing channels and noise
-// from rng.
+// from rng. The power scales P_k are computed from the samples
+// (eq: approx pc), aligned on min_k P_k under NOMA.
 func Transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense) (*Received, error) {
+	return transmit(rng, cfg, samples, nil)
+}
+
+// Retransmit sends new samples over a fresh realisation of the link that
+// produced rx: same encoders E_k = √P_k B (P_k are not recomputed), same
+// noise level, new channel matrices and noise. A map learned on rx applies
+// unchanged to the result.
+func Retransmit(rng *rand.Rand, cfg Config, rx *Received, samples []*mat.Dense) (*Received, error) {
+	if len(samples) != rx.K {
+		return nil, fmt.Errorf("retransmit: %d workers, the link had %d", len(samples), rx.K)
+	}
+	cfg.Access = rx.Access
+	return transmit(rng, cfg, samples, rx.Pk)
+}
+
+func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, pk []float64) (*Received, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -106,12 +123,16 @@ func Transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense) (*Received, erro
 	mr, mt := cfg.Dims(d)
 	rx := &Received{Access: cfg.Access, K: k, S: s, D: d, Mr: mr, L: cfg.Repetition, N0: cfg.N0(d), Power: cfg.Power}
 	rx.Pk = make([]float64, k)
-	for i, m := range samples {
-		p := cfg.PowerScale(m)
-		if math.IsInf(p, 0) || !(p > 0) {
-			return nil, fmt.Errorf("worker %d: samples are all zero, power scale P_k undefined", i+1)
+	if pk != nil {
+		copy(rx.Pk, pk)
+	} else {
+		for i, m := range samples {
+			p := cfg.PowerScale(m)
+			if math.IsInf(p, 0) || !(p > 0) {
+				return nil, fmt.Errorf("worker %d: samples are all zero, power scale P_k undefined", i+1)
+			}
+			rx.Pk[i] = p
 		}
-		rx.Pk[i] = p
 	}
 	if cfg.Access == NOMA {
 		pmin := rx.Pk[0]

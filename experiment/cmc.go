@@ -31,16 +31,24 @@ var wirelessSchemes = []string{SchemeGCMC, SchemeWGCMCOMA, SchemeWGCMCNOMA, Sche
 type cmcConfig struct {
 	link      channel.Config // Access is set per scheme
 	target    model.Target   // global posterior for WVCMC
-	omaSGD    consensus.SGD
-	nomaSGD   consensus.SGD
+	omaOpt    consensus.Optimizer
+	nomaOpt   consensus.Optimizer
 	enabled   map[string]bool
 	omaPerWkr int // S under OMA
 	nomaPerWk int // S under NOMA
 }
 
-// cmcOutput collects, per scheme, the global samples it produced.
+// schemeOutput is what one scheme produced: the learned map, the link it
+// was learned on, and the map applied to that link's signals.
+type schemeOutput struct {
+	theta *mat.Dense
+	m     consensus.Map
+	rx    *channel.Received
+}
+
+// cmcOutput collects, per scheme, what it produced.
 type cmcOutput struct {
-	theta   map[string]*mat.Dense
+	schemes map[string]*schemeOutput
 	skipped []runner.Skip
 	info    map[string]map[string]any
 }
@@ -55,7 +63,7 @@ func (o *cmcOutput) skip(scheme, format string, args ...any) {
 // come from independent streams split off rng, so enabling or disabling a
 // scheme does not change any other scheme's numbers.
 func runCMC(rng *rand.Rand, samples []*mat.Dense, cfg cmcConfig) (*cmcOutput, error) {
-	out := &cmcOutput{theta: map[string]*mat.Dense{}, info: map[string]map[string]any{}}
+	out := &cmcOutput{schemes: map[string]*schemeOutput{}, info: map[string]map[string]any{}}
 	omaRng := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
 	nomaRng := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
 	wvOMARng := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
@@ -87,11 +95,10 @@ func runCMC(rng *rand.Rand, samples []*mat.Dense, cfg cmcConfig) (*cmcOutput, er
 		if cfg.omaPerWkr < 2 {
 			out.skip(SchemeNoiseless, "S = %d < 2 samples per worker", cfg.omaPerWkr)
 		} else {
-			th, err := consensus.Noiseless(omaSamples)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", SchemeNoiseless, err)
+			rx := channel.Ideal(omaSamples)
+			if err := out.gaussianScheme(SchemeNoiseless, cfg, rx, consensus.GCMC); err != nil {
+				return nil, err
 			}
-			out.theta[SchemeNoiseless] = th
 		}
 	}
 
@@ -117,7 +124,7 @@ func runCMC(rng *rand.Rand, samples []*mat.Dense, cfg cmcConfig) (*cmcOutput, er
 				return nil, err
 			}
 			if cfg.enabled[SchemeWVCMCOMA] {
-				out.variational(wvOMARng, SchemeWVCMCOMA, cfg, rx, cfg.omaSGD)
+				out.variational(wvOMARng, SchemeWVCMCOMA, cfg, rx, cfg.omaOpt)
 			}
 		}
 	}
@@ -136,7 +143,7 @@ func runCMC(rng *rand.Rand, samples []*mat.Dense, cfg cmcConfig) (*cmcOutput, er
 			return nil, err
 		}
 		if cfg.enabled[SchemeWVCMCNOMA] {
-			out.variational(wvNOMARng, SchemeWVCMCNOMA, cfg, rx, cfg.nomaSGD)
+			out.variational(wvNOMARng, SchemeWVCMCNOMA, cfg, rx, cfg.nomaOpt)
 		}
 	}
 	return out, nil
@@ -162,33 +169,40 @@ func (o *cmcOutput) gaussianScheme(name string, cfg cmcConfig, rx *channel.Recei
 		}
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	o.theta[name] = m.Apply(rx)
+	o.schemes[name] = &schemeOutput{theta: m.Apply(rx), m: m, rx: rx}
 	return nil
 }
 
 // variational runs WVCMC from the paper's start point. A run that diverges
 // is reported as a skip with the optimiser's message — never as a number.
-func (o *cmcOutput) variational(rng *rand.Rand, name string, cfg cmcConfig, rx *channel.Received, sgd consensus.SGD) {
+func (o *cmcOutput) variational(rng *rand.Rand, name string, cfg cmcConfig, rx *channel.Received, opt consensus.Optimizer) {
 	init, fallback, err := consensus.InitialMap(rx)
 	if err != nil {
 		o.skip(name, "start point: %v", err)
 		return
 	}
-	fit, err := consensus.WVCMC(rng, rx, cfg.target, init, sgd)
+	fit, err := consensus.WVCMC(rng, rx, cfg.target, init, opt)
 	if err != nil {
 		o.skip(name, "%v", err)
 		return
 	}
-	o.theta[name] = fit.Map.Apply(rx)
-	o.info[name] = map[string]any{
-		"optimizer":       "sgd",
+	o.schemes[name] = &schemeOutput{theta: fit.Map.Apply(rx), m: fit.Map, rx: rx}
+	info := map[string]any{
+		"optimizer":       fit.Method,
 		"start":           startName(rx, fallback),
-		"eta":             sgd.Eta,
 		"iterations":      fit.Iters,
+		"evaluations":     fit.Evaluations,
 		"objective_start": fit.Objective[0],
 		"objective_end":   fit.Objective[len(fit.Objective)-1],
 		"grad_norm":       fit.GradNorm,
+		"status":          fit.Status,
+		"guard_shrinks":   fit.Shrinks,
 	}
+	if opt.Method != consensus.LBFGS {
+		info["step"] = opt.Eta
+		info["step_final"] = fit.FinalStep
+	}
+	o.info[name] = info
 }
 
 // enabledSchemes parses the "schemes" parameter ("all" or a comma list).
@@ -225,4 +239,20 @@ func startName(rx *channel.Received, fallback bool) string {
 		return "gcmc"
 	}
 	return "decoded average E^†/K"
+}
+
+// optimizerFor reads the WVCMC optimiser settings for access "oma" or
+// "noma" (parameters optimizer, eta_<access>, iters_<access>, adam_step,
+// lbfgs_iters); batch is N_b (0 = full batch).
+func optimizerFor(v runner.Values, access string, batch int) consensus.Optimizer {
+	o := consensus.Optimizer{Method: v.String("optimizer"), BatchSize: batch}
+	switch o.Method {
+	case consensus.SGD:
+		o.Eta, o.Iters = v.Float("eta_"+access), v.Int("iters_"+access)
+	case consensus.Adam:
+		o.Eta, o.Iters = v.Float("adam_step"), v.Int("iters_"+access)
+	case consensus.LBFGS:
+		o.Iters = v.Int("lbfgs_iters")
+	}
+	return o
 }

@@ -35,15 +35,15 @@ func TestGaussDeterministicAcrossWorkers(t *testing.T) {
 	got := map[string]int{}
 	for _, task := range a.Tasks {
 		for _, r := range task.Rows {
-			if r.Metric != "err2" || math.IsNaN(r.Value) || r.Value < 0 {
+			if (r.Metric != "err2" && r.Metric != "err2_fresh") || math.IsNaN(r.Value) || r.Value < 0 {
 				t.Fatalf("bad row %+v", r)
 			}
 			got[r.Scheme]++
 		}
 	}
 	for _, s := range wirelessSchemes {
-		if got[s] != 9 { // 3 SNR points × 3 trials
-			t.Errorf("%s: %d rows, want 9", s, got[s])
+		if got[s] != 18 { // 3 SNR points × 3 trials × 2 metrics
+			t.Errorf("%s: %d rows, want 18", s, got[s])
 		}
 	}
 }
@@ -114,5 +114,42 @@ func TestUnknownSchemeRejected(t *testing.T) {
 	_, err := runner.Run(context.Background(), spec, runner.Options{Quick: true, Sets: []string{"schemes=gcmc,foo"}})
 	if err == nil {
 		t.Fatal("unknown scheme accepted")
+	}
+}
+
+// meanMetric averages one scheme's metric over the trials at each point.
+func meanMetric(res *runner.Result, scheme, metric string) map[float64]float64 {
+	sum, n := map[float64]float64{}, map[float64]int{}
+	for _, task := range res.Tasks {
+		for _, r := range task.Rows {
+			if r.Scheme == scheme && r.Metric == metric {
+				sum[task.X] += r.Value
+				n[task.X]++
+			}
+		}
+	}
+	for x := range sum {
+		sum[x] /= float64(n[x])
+	}
+	return sum
+}
+
+func TestErr2FreshSeparatesLearnedFromUntrainedMaps(t *testing.T) {
+	// WGCMC estimates the covariances it needs, so the exact error of its
+	// map on fresh signals falls towards 0 as S grows (here S = T/K from
+	// 20 to 2000: the √(2/S) estimation error falls tenfold). A WVCMC-NOMA
+	// map left at its start (0 iterations: the average of the decoded
+	// samples, E^†/K) does not learn anything from more samples: its fresh
+	// error stays put, although its in-sample err2 shrinks with S.
+	res := run(t, "gauss-blocks", 0, "T=200,20000", "trials=4", "optimizer=sgd", "iters_noma=0",
+		"schemes=wgcmc-oma,wvcmc-noma", "subposteriors=heterogeneous")
+	w := meanMetric(res, SchemeWGCMCOMA, "err2_fresh")
+	u := meanMetric(res, SchemeWVCMCNOMA, "err2_fresh")
+	t.Logf("wgcmc-oma fresh: %v; untrained wvcmc-noma fresh: %v", w, u)
+	if !(w[20000] < w[200]/4) || w[20000] > 0.05 {
+		t.Errorf("WGCMC-OMA fresh error does not vanish: %v", w)
+	}
+	if math.Abs(u[20000]-u[200]) > 0.1*u[200] || u[20000] < 0.1 {
+		t.Errorf("an untrained map's fresh error should stay put and large: %v", u)
 	}
 }

@@ -41,3 +41,12 @@ func linkParams(fading, repetition, snr string) []runner.Param {
 		boolParam("physical", "true", "simulate the physical chain (draw H, zero-force, transmit) rather than the equivalent y = Eθ + n"),
 	}
 }
+
+// optimizerParams selects the WVCMC optimiser (consensus.SGD, LBFGS, Adam).
+func optimizerParams(def string) []runner.Param {
+	return []runner.Param{
+		choiceParam("optimizer", def, "WVCMC optimiser: lbfgs (full batch, no step to tune), adam (minibatches, relative step adam_step), or sgd (the paper's fixed step eta_* for iters_* iterations)", "lbfgs", "adam", "sgd"),
+		positiveParam("adam_step", "0.01", "Adam's step relative to the RMS entry of the start map (decays linearly to 0)"),
+		intParam("lbfgs_iters", "1000", "maximum L-BFGS iterations (it stops earlier on a small gradient or a stalled objective)", 1),
+	}
+}

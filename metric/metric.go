@@ -29,11 +29,16 @@ func SecondMoment(theta *mat.Dense) *mat.SymDense {
 // reference samples). Entries with R_ij = 0, where the relative error is
 // undefined, are left out of the average; if all are zero it is an error.
 func Err2(theta *mat.Dense, ref mat.Symmetric) (float64, error) {
-	_, d := theta.Dims()
+	return Err2Moment(SecondMoment(theta), ref)
+}
+
+// Err2Moment is Err2 with the samples' second moment M̂ given directly (an
+// exact moment, e.g. of a learned map on fresh Gaussian signals).
+func Err2Moment(m, ref mat.Symmetric) (float64, error) {
+	d := m.SymmetricDim()
 	if ref.SymmetricDim() != d {
 		return 0, fmt.Errorf("err2: samples have d = %d, reference has %d", d, ref.SymmetricDim())
 	}
-	m := SecondMoment(theta)
 	var sum float64
 	var n int
 	for i := range d {

@@ -1,0 +1,184 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// The MNIST file names read by LoadMNIST; each may also carry a .gz suffix.
+const (
+	MNISTTrainImages = "train-images-idx3-ubyte"
+	MNISTTrainLabels = "train-labels-idx1-ubyte"
+	MNISTTestImages  = "t10k-images-idx3-ubyte"
+	MNISTTestLabels  = "t10k-labels-idx1-ubyte"
+)
+
+// The splits accepted by LoadMNIST.
+const (
+	// SplitFull trains on the MNIST training files and tests on the t10k
+	// files (the paper's setting: 5923 zeros + 6742 ones = 12665 training
+	// and 980 + 1135 = 2115 test points for classes 0 vs 1).
+	SplitFull = "full"
+	// SplitT10k reads only the t10k files and holds out every 5th image of
+	// each selected class (within-class positions 4, 9, 14, … in file order)
+	// as the test set, the rest being the training set: ≈ 80/20, stratified
+	// and deterministic. For 0 vs 1 this gives 784 + 908 = 1692 training and
+	// 196 + 227 = 423 test points out of 980 + 1135 = 2115.
+	SplitT10k = "t10k"
+)
+
+// mnistHoldOutEvery is the stride of the held-out images in SplitT10k.
+const mnistHoldOutEvery = 5
+
+// LoadMNIST loads the binary problem classA vs classB from the MNIST IDX
+// files in dir (Sec. VI-C). Each image becomes a row of rows·cols = 784
+// covariates, the pixels scaled from 0…255 to [0, 1]; digit classB gets label
+// v = 1 and digit classA label v = 0 (eq: probit model). Points keep their
+// file order. split is SplitFull (all four files needed) or SplitT10k (only
+// the two t10k files; see SplitT10k for the rule). A file is looked up
+// first without and then with a .gz suffix; compression is detected from
+// its content.
+//
+// A missing file is an error naming each missing file and dir and listing
+// the expected names; a malformed file, an image/label count mismatch, or a
+// label outside 0…9 is an error naming the file.
+func LoadMNIST(dir string, classA, classB int, split string) (train, test Set, err error) {
+	if classA < 0 || classA > 9 || classB < 0 || classB > 9 || classA == classB {
+		return Set{}, Set{}, fmt.Errorf("mnist: classes %d and %d, want two different digits in 0…9", classA, classB)
+	}
+	var names []string
+	switch split {
+	case SplitFull:
+		names = []string{MNISTTrainImages, MNISTTrainLabels, MNISTTestImages, MNISTTestLabels}
+	case SplitT10k:
+		names = []string{MNISTTestImages, MNISTTestLabels}
+	default:
+		return Set{}, Set{}, fmt.Errorf("mnist: unknown split %q, want %q or %q", split, SplitFull, SplitT10k)
+	}
+	paths, err := findMNISTFiles(dir, names)
+	if err != nil {
+		return Set{}, Set{}, err
+	}
+	testAll, err := loadMNISTPair(paths[MNISTTestImages], paths[MNISTTestLabels], classA, classB)
+	if err != nil {
+		return Set{}, Set{}, err
+	}
+	if split == SplitT10k {
+		train, test = splitEveryNth(testAll, mnistHoldOutEvery)
+		return train, test, nil
+	}
+	train, err = loadMNISTPair(paths[MNISTTrainImages], paths[MNISTTrainLabels], classA, classB)
+	if err != nil {
+		return Set{}, Set{}, err
+	}
+	if train.Dim() != testAll.Dim() {
+		return Set{}, Set{}, fmt.Errorf("mnist: training images have %d pixels but test images %d", train.Dim(), testAll.Dim())
+	}
+	return train, testAll, nil
+}
+
+// findMNISTFiles resolves each name in dir, plain or with .gz, and reports
+// all missing ones at once.
+func findMNISTFiles(dir string, names []string) (map[string]string, error) {
+	paths := make(map[string]string, len(names))
+	var missing []string
+	for _, name := range names {
+		found := false
+		for _, cand := range []string{name, name + ".gz"} {
+			p := filepath.Join(dir, cand)
+			st, err := os.Stat(p)
+			if err == nil && !st.IsDir() {
+				paths[name], found = p, true
+				break
+			}
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("mnist: %w", err)
+			}
+		}
+		if !found {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("mnist: missing %s in directory %q (expected files, each plain or .gz: %s, %s, %s, %s)",
+			strings.Join(missing, " and "), dir, MNISTTrainImages, MNISTTrainLabels, MNISTTestImages, MNISTTestLabels)
+	}
+	return paths, nil
+}
+
+// loadMNISTPair reads one images/labels file pair and selects two classes.
+func loadMNISTPair(imgPath, labPath string, classA, classB int) (Set, error) {
+	img, err := ReadIDXFile(imgPath)
+	if err != nil {
+		return Set{}, err
+	}
+	lab, err := ReadIDXFile(labPath)
+	if err != nil {
+		return Set{}, err
+	}
+	if len(img.Dims) != 3 {
+		return Set{}, fmt.Errorf("mnist: %s holds labels (idx1), want images (idx3-ubyte)", imgPath)
+	}
+	if len(lab.Dims) != 1 {
+		return Set{}, fmt.Errorf("mnist: %s holds images (idx3), want labels (idx1-ubyte)", labPath)
+	}
+	return selectClasses(img, lab, classA, classB, imgPath, labPath)
+}
+
+// selectClasses keeps the images of digits classA (label 0) and classB
+// (label 1), pixels scaled to [0, 1].
+func selectClasses(img, lab *IDX, classA, classB int, imgName, labName string) (Set, error) {
+	n, px := img.Dims[0], img.Dims[1]*img.Dims[2]
+	if n != lab.Dims[0] {
+		return Set{}, fmt.Errorf("mnist: %s has %d images but %s has %d labels", imgName, n, labName, lab.Dims[0])
+	}
+	if px == 0 {
+		return Set{}, fmt.Errorf("mnist: %s has empty %d×%d images", imgName, img.Dims[1], img.Dims[2])
+	}
+	var keep []int
+	for i, l := range lab.Data {
+		if l > 9 {
+			return Set{}, fmt.Errorf("mnist: %s: label %d is %d, want a digit 0…9", labName, i, l)
+		}
+		if int(l) == classA || int(l) == classB {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == 0 {
+		return Set{}, fmt.Errorf("mnist: %s has no images of digits %d or %d", labName, classA, classB)
+	}
+	s := Set{U: mat.NewDense(len(keep), px, nil), V: make([]float64, len(keep))}
+	for r, i := range keep {
+		row := s.U.RawRowView(r)
+		for j, b := range img.Data[i*px : (i+1)*px] {
+			row[j] = float64(b) / 255
+		}
+		if int(lab.Data[i]) == classB {
+			s.V[r] = 1
+		}
+	}
+	return s, nil
+}
+
+// splitEveryNth holds out the points at within-class positions every−1,
+// 2·every−1, … (file order) and returns (kept, held out).
+func splitEveryNth(s Set, every int) (train, test Set) {
+	var tr, te []int
+	var seen [2]int
+	for i, v := range s.V {
+		c := int(v)
+		seen[c]++
+		if seen[c]%every == 0 {
+			te = append(te, i)
+		} else {
+			tr = append(tr, i)
+		}
+	}
+	return s.Subset(tr), s.Subset(te)
+}

@@ -1,0 +1,51 @@
+package metric
+
+import (
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestErr2(t *testing.T) {
+	// Samples ±e_1, ±e_2 have second moment diag(1/2, 1/2).
+	theta := mat.NewDense(4, 2, []float64{1, 0, -1, 0, 0, 1, 0, -1})
+	ref := mat.NewSymDense(2, []float64{0.5, 0.25, 0.25, 0.5})
+	// Diagonal entries exact; off-diagonal entries 0 vs 0.25: relative
+	// error 1 on 2 of 4 entries → 0.5.
+	got, err := Err2(theta, ref)
+	if err != nil || math.Abs(got-0.5) > 1e-15 {
+		t.Fatalf("err2 = %v, %v; want 0.5", got, err)
+	}
+	// A zero reference entry is left out rather than dividing by zero.
+	got, err = Err2(theta, mat.NewSymDense(2, []float64{1, 0, 0, 1}))
+	if err != nil || math.Abs(got-0.5) > 1e-15 {
+		t.Fatalf("err2 with zero entries = %v, %v; want 0.5", got, err)
+	}
+	if _, err := Err2(theta, mat.NewSymDense(2, nil)); err == nil {
+		t.Fatal("all-zero reference accepted")
+	}
+	if _, err := Err2(theta, mat.NewSymDense(3, nil)); err == nil {
+		t.Fatal("dimension mismatch accepted")
+	}
+}
+
+func TestPredictiveKL(t *testing.T) {
+	if kl := BernoulliKL(0.3, 0.3); kl != 0 {
+		t.Fatalf("KL(p‖p) = %g", kl)
+	}
+	want := 0.5*math.Log(0.5/0.9) + 0.5*math.Log(0.5/0.1)
+	if kl := BernoulliKL(0.5, 0.9); math.Abs(kl-want) > 1e-15 {
+		t.Fatalf("KL = %g, want %g", kl, want)
+	}
+	if kl := BernoulliKL(0, 0.2); math.Abs(kl-math.Log(1/0.8)) > 1e-15 {
+		t.Fatalf("KL with p = 0: %g", kl)
+	}
+	kl, err := PredictiveKL([]float64{0.5, 0.3}, []float64{0.9, 0.3})
+	if err != nil || math.Abs(kl-want/2) > 1e-15 {
+		t.Fatalf("predictive KL = %g, %v", kl, err)
+	}
+	if _, err := PredictiveKL([]float64{0.5}, nil); err == nil {
+		t.Fatal("length mismatch accepted")
+	}
+}
