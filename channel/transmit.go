@@ -282,3 +282,19 @@ func (z *zfLink) send(rng *rand.Rand, dst, t []float64) float64 {
 
 // SNR is P/(m_r N0), the convention of DESIGN note 3.
 func (r *Received) SNR() float64 { return r.Power / (float64(r.Mr) * r.N0) }
+
+// Rows returns the signals i, …, j−1 of every stream as a Received that
+// shares r's storage (for holding part of the signals out).
+func (r *Received) Rows(i, j int) *Received {
+	if i < 0 || j > r.S || i >= j {
+		panic(fmt.Sprintf("channel: rows [%d, %d) of %d signals", i, j, r.S))
+	}
+	out := *r
+	out.S = j - i
+	out.TxPower = nil
+	out.Y = make([]*mat.Dense, len(r.Y))
+	for k, y := range r.Y {
+		out.Y[k] = y.Slice(i, j, 0, r.Mr).(*mat.Dense)
+	}
+	return &out
+}

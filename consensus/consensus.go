@@ -15,6 +15,7 @@ package consensus
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -53,4 +54,19 @@ func (m Map) Clone() Map {
 		out.W[i] = mat.DenseCopyOf(w)
 	}
 	return out
+}
+
+// Decoder is the map that decodes stream k alone, θ = E_k^† y_k = Bᵀy_k/(l√P_k),
+// and ignores the other streams: one worker's samples as the server sees
+// them (the best-single-worker benchmark).
+func Decoder(rx *channel.Received, k int) Map {
+	m := Map{W: make([]*mat.Dense, rx.Streams())}
+	for i := range m.W {
+		if i == k {
+			m.W[i] = liftCombine(eye(rx.D), rx, 1/math.Sqrt(rx.Pk[k]))
+		} else {
+			m.W[i] = mat.NewDense(rx.D, rx.Mr, nil)
+		}
+	}
+	return m
 }

@@ -38,6 +38,19 @@ type Optimizer struct {
 	Iters int
 	// BatchSize N_b; 0 or ≥ N means full batch. L-BFGS needs full batches.
 	BatchSize int
+	// Holdout is the fraction of the S signals (the last ones) kept out of
+	// the objective and used to stop early: the run returns the map with the
+	// best held-out objective and stops after Patience iterations without
+	// improvement. With S below the number of free directions (OMA with
+	// S < K·m_r) the in-sample objective is unbounded below, and only a
+	// held-out criterion makes "converged" meaningful. 0 disables it.
+	Holdout float64
+	// Patience is the number of non-improving iterations tolerated under
+	// Holdout (0 means DefaultPatience).
+	Patience int
+	// RelTol stops L-BFGS when the objective has improved by less than
+	// RelTol·|L̃| over 10 consecutive iterations (0 means DefaultRelTol).
+	RelTol float64
 	// Trace records the objective after every iteration (one extra pass
 	// over the data per iteration for SGD and Adam); otherwise only the
 	// start and final values.
@@ -51,6 +64,13 @@ type Optimizer struct {
 const (
 	DefaultAdamStep   = 0.01
 	DefaultLBFGSIters = 1000
+	// DefaultRelTol: L̃ is an average log-density of order N; a relative
+	// change of 1e-7 is far below the Monte Carlo error of the S-sample
+	// average that defines it.
+	DefaultRelTol = 1e-7
+	// DefaultPatience: iterations without held-out improvement before
+	// stopping.
+	DefaultPatience = 10
 	// maxShrinks bounds the consecutive halvings of a step the divergence
 	// guard may make before it gives up.
 	maxShrinks = 40
@@ -71,6 +91,10 @@ type Fit struct {
 	// Shrinks counts steps the divergence guard undid and halved; 0 means
 	// the run followed its nominal steps exactly.
 	Shrinks int
+	// BestIter and HeldOut are, under Holdout, the iteration whose map was
+	// kept and its held-out objective.
+	BestIter int
+	HeldOut  float64
 	// FinalStep is SGD's step after any shrinking.
 	FinalStep float64
 	Status    string // why it stopped
@@ -89,7 +113,28 @@ var ErrDiverged = errors.New("WVCMC diverged")
 // Fit.Shrinks. After maxShrinks consecutive halvings the run fails with an
 // error wrapping ErrDiverged. No optimiser returns a non-finite map.
 func WVCMC(rng *rand.Rand, rx *channel.Received, target model.Target, init Map, opt Optimizer) (*Fit, error) {
-	v, err := NewVariational(rx, target)
+	fitRx := rx
+	var stop *earlyStop
+	if opt.Holdout != 0 {
+		if !(opt.Holdout > 0 && opt.Holdout < 1) {
+			return nil, fmt.Errorf("WVCMC: holdout fraction %v must be in [0, 1)", opt.Holdout)
+		}
+		nv := int(math.Round(opt.Holdout * float64(rx.S)))
+		if nv < 1 || rx.S-nv < 2 {
+			return nil, fmt.Errorf("WVCMC: cannot hold out %g of S = %d signals", opt.Holdout, rx.S)
+		}
+		fitRx = rx.Rows(0, rx.S-nv)
+		val, err := NewVariational(rx.Rows(rx.S-nv, rx.S), target)
+		if err != nil {
+			return nil, err
+		}
+		patience := opt.Patience
+		if patience == 0 {
+			patience = DefaultPatience
+		}
+		stop = &earlyStop{val: val, patience: patience}
+	}
+	v, err := NewVariational(fitRx, target)
 	if err != nil {
 		return nil, err
 	}
@@ -97,17 +142,73 @@ func WVCMC(rng *rand.Rand, rx *channel.Received, target model.Target, init Map, 
 	if err != nil {
 		return nil, fmt.Errorf("WVCMC: start map: %w", err)
 	}
+	if stop != nil {
+		if err := stop.observe(init, 0); err != nil {
+			return nil, fmt.Errorf("WVCMC: start map (held out): %w", err)
+		}
+	}
+	var fit *Fit
 	switch opt.Method {
 	case SGD, Adam:
-		return v.firstOrder(rng, init, f0, opt)
+		fit, err = v.firstOrder(rng, init, f0, opt, stop)
 	case LBFGS:
-		return v.lbfgs(init, f0, opt)
+		fit, err = v.lbfgs(init, f0, opt, stop)
+	default:
+		return nil, fmt.Errorf("unknown optimiser %q (want %s, %s or %s)", opt.Method, SGD, LBFGS, Adam)
 	}
-	return nil, fmt.Errorf("unknown optimiser %q (want %s, %s or %s)", opt.Method, SGD, LBFGS, Adam)
+	if err != nil || stop == nil {
+		return fit, err
+	}
+	fit.Map = stop.best
+	fit.BestIter = stop.bestIter
+	fit.HeldOut = stop.bestVal
+	if !opt.Trace {
+		// Start and end of the in-sample objective, for the kept map.
+		f, err := v.Value(fit.Map)
+		if err != nil {
+			return nil, fmt.Errorf("WVCMC: kept map: %w", err)
+		}
+		fit.Objective = []float64{f0, f}
+	}
+	return fit, nil
+}
+
+// earlyStop tracks the held-out objective and the best map seen.
+type earlyStop struct {
+	val      *Variational
+	patience int
+	best     Map
+	bestVal  float64
+	bestIter int
+	since    int
+}
+
+var errEarlyStop = errors.New("held-out objective stopped improving")
+
+// observe records the map after iteration it and returns errEarlyStop
+// when the held-out objective has not improved for patience iterations.
+func (e *earlyStop) observe(m Map, it int) error {
+	f, err := e.val.Value(m)
+	if err != nil {
+		// An undefined held-out objective counts as no improvement.
+		f = math.Inf(1)
+		if it == 0 {
+			return err
+		}
+	}
+	if it == 0 || f < e.bestVal {
+		e.best, e.bestVal, e.bestIter, e.since = m.Clone(), f, it, 0
+		return nil
+	}
+	e.since++
+	if e.since >= e.patience {
+		return errEarlyStop
+	}
+	return nil
 }
 
 // firstOrder runs SGD or Adam with the divergence guard.
-func (v *Variational) firstOrder(rng *rand.Rand, init Map, f0 float64, opt Optimizer) (*Fit, error) {
+func (v *Variational) firstOrder(rng *rand.Rand, init Map, f0 float64, opt Optimizer, stop *earlyStop) (*Fit, error) {
 	adam := opt.Method == Adam
 	if opt.Iters < 0 {
 		return nil, fmt.Errorf("WVCMC: %d iterations", opt.Iters)
@@ -211,9 +312,17 @@ func (v *Variational) firstOrder(rng *rand.Rand, init Map, f0 float64, opt Optim
 		if opt.Observe != nil {
 			opt.Observe(t, m)
 		}
+		if stop != nil {
+			if err := stop.observe(m, t); err != nil {
+				fit.Status = err.Error()
+				break
+			}
+		}
 	}
 	fit.FinalStep = step * shrink
-	fit.Status = "iteration limit"
+	if fit.Status == "" {
+		fit.Status = "iteration limit"
+	}
 	fit.Map = m
 	return fit, nil
 }
@@ -221,7 +330,7 @@ func (v *Variational) firstOrder(rng *rand.Rand, init Map, f0 float64, opt Optim
 // lbfgs minimises the full-batch objective with gonum's L-BFGS. A trial
 // point where the objective is undefined (a singular map) is given the
 // value +Inf, which the line search rejects by shrinking its step.
-func (v *Variational) lbfgs(init Map, f0 float64, opt Optimizer) (*Fit, error) {
+func (v *Variational) lbfgs(init Map, f0 float64, opt Optimizer, stop *earlyStop) (*Fit, error) {
 	if opt.BatchSize > 0 {
 		if mb, ok := v.target.(model.Minibatcher); ok && opt.BatchSize < mb.NumData() {
 			return nil, fmt.Errorf("WVCMC: L-BFGS needs full batches (N_b = %d < N = %d); use %s for minibatches", opt.BatchSize, mb.NumData(), Adam)
@@ -230,6 +339,10 @@ func (v *Variational) lbfgs(init Map, f0 float64, opt Optimizer) (*Fit, error) {
 	iters := opt.Iters
 	if iters == 0 {
 		iters = DefaultLBFGSIters
+	}
+	relTol := opt.RelTol
+	if relTol == 0 {
+		relTol = DefaultRelTol
 	}
 	m := init.Clone()
 	grad := m.Clone()
@@ -257,25 +370,38 @@ func (v *Variational) lbfgs(init Map, f0 float64, opt Optimizer) (*Fit, error) {
 				return
 			}
 			copy(g, flattenMap(grad))
+			fit.GradNorm = frob(grad)
 		},
 	}
 	settings := &optimize.Settings{
 		MajorIterations: iters,
-		Converger:       &optimize.FunctionConverge{Relative: 1e-10, Iterations: 20},
-		Recorder: recorderFunc(func(loc *optimize.Location, op optimize.Operation) {
-			if op == optimize.MajorIteration {
-				fit.Iters++
-				if opt.Trace {
-					fit.Objective = append(fit.Objective, loc.F)
-				}
-				if opt.Observe != nil {
-					unflattenMap(m, loc.X)
-					opt.Observe(fit.Iters, m)
-				}
+		Converger:       &optimize.FunctionConverge{Relative: relTol, Iterations: 10},
+		Recorder: recorderFunc(func(loc *optimize.Location, op optimize.Operation) error {
+			if op != optimize.MajorIteration {
+				return nil
 			}
+			fit.Iters++
+			if opt.Trace {
+				fit.Objective = append(fit.Objective, loc.F)
+			}
+			if opt.Observe != nil || stop != nil {
+				unflattenMap(m, loc.X)
+			}
+			if opt.Observe != nil {
+				opt.Observe(fit.Iters, m)
+			}
+			if stop != nil {
+				return stop.observe(m, fit.Iters)
+			}
+			return nil
 		}),
 	}
 	res, err := optimize.Minimize(prob, x0, settings, &optimize.LBFGS{})
+	if errors.Is(err, errEarlyStop) && stop != nil {
+		// The best map is stop.best; res may be nil after a recorder stop.
+		fit.Status = err.Error()
+		return fit, nil
+	}
 	if res == nil || math.IsInf(res.F, 0) || math.IsNaN(res.F) || !allFinite(res.X) {
 		return nil, fmt.Errorf("%w: L-BFGS failed: %v (last objective error: %v)", ErrDiverged, err, lastErr)
 	}
@@ -297,12 +423,11 @@ func (v *Variational) lbfgs(init Map, f0 float64, opt Optimizer) (*Fit, error) {
 	return fit, nil
 }
 
-type recorderFunc func(*optimize.Location, optimize.Operation)
+type recorderFunc func(*optimize.Location, optimize.Operation) error
 
 func (r recorderFunc) Init() error { return nil }
 func (r recorderFunc) Record(loc *optimize.Location, op optimize.Operation, _ *optimize.Stats) error {
-	r(loc, op)
-	return nil
+	return r(loc, op)
 }
 
 func (v *Variational) batchBuffers(n int) (batch, perm []int) {

@@ -51,6 +51,8 @@ type cmcOutput struct {
 	schemes map[string]*schemeOutput
 	skipped []runner.Skip
 	info    map[string]map[string]any
+	// The links the schemes were learned on (nil when not used).
+	omaLink, nomaLink, idealLink *channel.Received
 }
 
 func (o *cmcOutput) skip(scheme, format string, args ...any) {
@@ -96,15 +98,16 @@ func runCMC(rng *rand.Rand, samples []*mat.Dense, cfg cmcConfig) (*cmcOutput, er
 			out.skip(SchemeNoiseless, "S = %d < 2 samples per worker", cfg.omaPerWkr)
 		} else {
 			rx := channel.Ideal(omaSamples)
+			out.idealLink = rx
 			if err := out.gaussianScheme(SchemeNoiseless, cfg, rx, consensus.GCMC); err != nil {
 				return nil, err
 			}
 		}
 	}
 
-	if on(SchemeGCMC, SchemeWGCMCOMA, SchemeWVCMCOMA) {
+	if on(SchemeGCMC, SchemeWGCMCOMA, SchemeWVCMCOMA, SchemeBestSingle) {
 		if cfg.omaPerWkr < 2 {
-			for _, s := range []string{SchemeGCMC, SchemeWGCMCOMA, SchemeWVCMCOMA} {
+			for _, s := range []string{SchemeGCMC, SchemeWGCMCOMA, SchemeWVCMCOMA, SchemeBestSingle} {
 				if cfg.enabled[s] {
 					out.skip(s, "OMA delivers S = %d < 2 samples per worker", cfg.omaPerWkr)
 				}
@@ -116,6 +119,7 @@ func runCMC(rng *rand.Rand, samples []*mat.Dense, cfg cmcConfig) (*cmcOutput, er
 			if err != nil {
 				return nil, fmt.Errorf("OMA transmission: %w", err)
 			}
+			out.omaLink = rx
 			out.linkInfo("oma", rx)
 			if err := out.gaussianScheme(SchemeGCMC, cfg, rx, consensus.GCMC); err != nil {
 				return nil, err
@@ -136,6 +140,7 @@ func runCMC(rng *rand.Rand, samples []*mat.Dense, cfg cmcConfig) (*cmcOutput, er
 		if err != nil {
 			return nil, fmt.Errorf("NOMA transmission: %w", err)
 		}
+		out.nomaLink = rx
 		out.linkInfo("noma", rx)
 		if cfg.nomaPerWk < 2 && cfg.enabled[SchemeWGCMCNOMA] {
 			out.skip(SchemeWGCMCNOMA, "NOMA delivers S = %d < 2 samples", cfg.nomaPerWk)
@@ -198,6 +203,11 @@ func (o *cmcOutput) variational(rng *rand.Rand, name string, cfg cmcConfig, rx *
 		"status":          fit.Status,
 		"guard_shrinks":   fit.Shrinks,
 	}
+	if opt.Holdout > 0 {
+		info["holdout"] = opt.Holdout
+		info["kept_iteration"] = fit.BestIter
+		info["heldout_objective"] = fit.HeldOut
+	}
 	if opt.Method != consensus.LBFGS {
 		info["step"] = opt.Eta
 		info["step_final"] = fit.FinalStep
@@ -250,9 +260,51 @@ func optimizerFor(v runner.Values, access string, batch int) consensus.Optimizer
 	case consensus.SGD:
 		o.Eta, o.Iters = v.Float("eta_"+access), v.Int("iters_"+access)
 	case consensus.Adam:
-		o.Eta, o.Iters = v.Float("adam_step"), v.Int("iters_"+access)
+		o.Eta, o.Iters, o.Holdout = v.Float("adam_step"), v.Int("iters_"+access), v.Float("holdout")
 	case consensus.LBFGS:
-		o.Iters = v.Int("lbfgs_iters")
+		o.Iters, o.Holdout = v.Int("lbfgs_iters"), v.Float("holdout")
 	}
 	return o
+}
+
+// applyFresh sends fresh worker samples (the first nOMA rows of each
+// matrix over OMA, nNOMA over NOMA) through new realisations of the links
+// the schemes were learned on — same encoders and noise level — and
+// applies every scheme's map to them.
+func (o *cmcOutput) applyFresh(rng *rand.Rand, link channel.Config, fresh []*mat.Dense, nOMA, nNOMA int) (map[string]*mat.Dense, error) {
+	rows := func(n int) []*mat.Dense {
+		out := make([]*mat.Dense, len(fresh))
+		for k, f := range fresh {
+			_, c := f.Dims()
+			out[k] = f.Slice(0, n, 0, c).(*mat.Dense)
+		}
+		return out
+	}
+	again := map[*channel.Received]*channel.Received{}
+	if o.omaLink != nil {
+		rx, err := channel.Retransmit(split(rng), link, o.omaLink, rows(nOMA))
+		if err != nil {
+			return nil, fmt.Errorf("fresh OMA signals: %w", err)
+		}
+		again[o.omaLink] = rx
+	}
+	if o.nomaLink != nil {
+		rx, err := channel.Retransmit(split(rng), link, o.nomaLink, rows(nNOMA))
+		if err != nil {
+			return nil, fmt.Errorf("fresh NOMA signals: %w", err)
+		}
+		again[o.nomaLink] = rx
+	}
+	if o.idealLink != nil {
+		again[o.idealLink] = channel.Ideal(rows(nOMA))
+	}
+	out := map[string]*mat.Dense{}
+	for name, so := range o.schemes {
+		rx, ok := again[so.rx]
+		if !ok {
+			return nil, fmt.Errorf("%s: learned on an unknown link", name)
+		}
+		out[name] = so.m.Apply(rx)
+	}
+	return out, nil
 }

@@ -1,0 +1,351 @@
+package experiment
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"wcmc/channel"
+	"wcmc/consensus"
+	"wcmc/dataset"
+	"wcmc/metric"
+	"wcmc/model"
+	"wcmc/runner"
+	"wcmc/sampler"
+)
+
+// Sec. VI-B: Bayesian probit regression (eq: probit model) on synthetic
+// data, prior N(0, σ² I). Workers run the Albert–Chib Gibbs sampler on
+// their shards with the tempered prior N(0, Kσ² I); the reference is
+// S_g = 20000 Gibbs samples of the global posterior (burn-in 100). The
+// link is the paper's: H_k i.i.d. N(0,1) of size 2d×(2d+2), repetition
+// E_k = √P_k [I_d, I_d]ᵀ.
+
+// SchemeBestSingle is the best single worker over OMA: the decoded samples
+// E_k^† y_k of the worker with the smallest err2 (an oracle benchmark).
+const SchemeBestSingle = "best-single"
+
+var probitSchemes = append(append([]string(nil), wirelessSchemes...), SchemeBestSingle)
+
+var probitMetrics = []string{"err2", "err2_fresh", "kl", "kl_fresh"}
+
+var probitMetricLabels = map[string]string{
+	"err2":       "second-order test error (eq: err2), in-sample",
+	"err2_fresh": "err2 of the learned map on fresh signals",
+	"kl":         "predictive KL on test inputs (eq: KL divergence)",
+	"kl_fresh":   "predictive KL of the learned map on fresh signals",
+}
+
+func init() {
+	register(probitSpec(probitVariant{
+		id: "probit-snr", fig: "Fig. 5", x: "snr_db", xlabel: "SNR (dB)",
+		desc: "probit regression (d = 5, N = 8500): err2 vs SNR, T = 1000, K = 20",
+		over: map[string]string{"snr_db": "0,5,10,15,20,25,30,35"},
+		quick: map[string]string{"trials": "2", "snr_db": "5,25", "T": "200", "ref_samples": "2000",
+			"N": "2000", "fresh_factor": "4"},
+	}))
+	register(probitSpec(probitVariant{
+		id: "probit-workers", fig: "Fig. 6", x: "K", xlabel: "workers K", logx: true,
+		desc: "probit regression: err2 vs number of workers K, SNR 35 dB, T = 1000",
+		over: map[string]string{"K": "5,10,20,30,40,50", "snr_db": "35",
+			"eta_oma": "2e-5", "eta_noma": "2e-6", "eta_over_k": "true"},
+		quick: map[string]string{"trials": "2", "K": "5,20", "T": "200", "ref_samples": "2000",
+			"N": "2000", "fresh_factor": "4"},
+	}))
+	register(probitSpec(probitVariant{
+		id: "probit-heterogeneity", fig: "Fig. 7", x: "zeta", xlabel: "heterogeneity ζ",
+		desc: "probit regression: err2 vs class skew ζ of the shards (worker k: share ∝ k^-ζ of class 1, ∝ (K−k+1)^-ζ of class 0), 20 dB",
+		over: map[string]string{"zeta": "0,0.5,1,1.5,2", "snr_db": "20", "partition": "heterogeneous"},
+		quick: map[string]string{"trials": "2", "zeta": "0,2", "T": "200", "ref_samples": "2000",
+			"N": "2000", "fresh_factor": "4"},
+	}))
+	register(probitSpec(probitVariant{
+		id: "probit-highdim", fig: "Fig. 8", x: "snr_db", xlabel: "SNR (dB)",
+		desc: "probit regression, d = 300, N = 15000: err2 vs SNR, T = 10000, K = 20",
+		over: map[string]string{"snr_db": "0,10,20,30", "d": "300", "N": "15000", "T": "10000",
+			"eta_oma": "1e-7", "eta_noma": "5e-9", "trials": "3", "physical": "false", "fresh_factor": "2"},
+		quick: map[string]string{"trials": "1", "snr_db": "20", "d": "40", "N": "3000", "T": "400",
+			"K": "10", "ref_samples": "1000", "fresh_factor": "2", "lbfgs_iters": "50"},
+	}))
+}
+
+// probitVariant is what distinguishes the synthetic probit experiments.
+type probitVariant struct {
+	id, fig, desc, x, xlabel string
+	logx                     bool
+	over                     map[string]string // defaults that differ from probitParams
+	quick                    map[string]string
+}
+
+func probitParams() []runner.Param {
+	ps := []runner.Param{
+		intParam("d", "5", "parameter dimension d (d = 5 uses the paper's θ*; otherwise dataset.ThetaStar(d))", 1),
+		intParam("N", "8500", "training points N", 2),
+		intParam("n_test", "2000", "held-out test points for the predictive KL", 1),
+		positiveParam("prior_var", "1", "prior variance σ² of p(θ) = N(0, σ² I) (not in the paper); workers use Kσ²"),
+		intParam("K", "20", "number of workers K", 1),
+		intParam("T", "1000", "communication blocks T: OMA delivers S = ⌊T/K⌋ samples per worker, NOMA S = T", 1),
+		choiceParam("partition", "equal", "how the data are split: equal (random, sizes differ by ≤ 1) or heterogeneous (class skew ζ)", "equal", "heterogeneous"),
+		floatParam("zeta", "0", "class-skew exponent ζ ≥ 0 of the heterogeneous partition"),
+		intParam("ref_samples", "20000", "S_g, Gibbs samples of the global posterior used as reference", 2),
+		intParam("burnin", "100", "Gibbs burn-in sweeps (workers and reference)", 0),
+		intParam("fresh_factor", "10", "fresh signals per learned map, as a multiple of S (for err2_fresh, kl_fresh)", 1),
+		positiveParam("eta_oma", "1e-6", "WVCMC-OMA step η for optimizer=sgd (paper: 1e-6)"),
+		positiveParam("eta_noma", "1e-7", "WVCMC-NOMA step η for optimizer=sgd (paper: 1e-7)"),
+		boolParam("eta_over_k", "false", "divide eta_oma and eta_noma by K (the paper's Fig. 6 setting)"),
+		intParam("iters_oma", "50", "WVCMC-OMA iterations t_m for sgd/adam (paper: 50)", 0),
+		intParam("iters_noma", "50", "WVCMC-NOMA iterations t_m for sgd/adam (paper: 50)", 0),
+		stringParam("schemes", "all", "schemes to run: all, or a comma list of "+fmt.Sprint(probitSchemes)),
+	}
+	ps = append(ps, optimizerParams("lbfgs")...)
+	return append(ps, linkParams("rayleigh", "2", "15")...)
+}
+
+func probitSpec(pv probitVariant) runner.Spec {
+	params := probitParams()
+	trials := 40
+	for i := range params {
+		if v, ok := pv.over[params[i].Name]; ok {
+			params[i].Default = v
+		}
+	}
+	if t, ok := pv.over["trials"]; ok {
+		fmt.Sscan(t, &trials)
+	}
+	return runner.Spec{
+		ID: pv.id, Figure: pv.fig, Description: pv.desc,
+		X: pv.x, XLabel: pv.xlabel, LogX: pv.logx,
+		Metrics: probitMetrics, MetricLabel: probitMetricLabels,
+		Schemes: probitSchemes,
+		Params:  params,
+		Trials:  trials,
+		Quick:   pv.quick,
+		Validate: func(v runner.Values) error {
+			if _, err := enabledSchemes(v, probitSchemes); err != nil {
+				return err
+			}
+			return validateProbit(v)
+		},
+		Setup: func(v runner.Values, rng *rand.Rand) (any, error) {
+			return newProbitProblem(v, rng)
+		},
+		Run: runProbitTrial,
+	}
+}
+
+// validateProbit checks relations between parameters, for every point of
+// the sweep.
+func validateProbit(v runner.Values) error {
+	for _, x := range v.XList() {
+		p := v.With(v.XName(), runner.FormatX(x))
+		n, k := p.Int("N"), p.Int("K")
+		if k > n {
+			return fmt.Errorf("K = %d workers for N = %d data points: every worker needs data (K ≤ N)", k, n)
+		}
+		if z := p.Float("zeta"); z < 0 {
+			return fmt.Errorf("zeta = %g: the heterogeneity exponent must be ≥ 0", z)
+		}
+	}
+	return nil
+}
+
+// probitProblem is the data and reference shared by every task of a run.
+type probitProblem struct {
+	train, test dataset.Set
+	global      *model.Probit
+	refMoment   *mat.SymDense // (1/S_g) Σ θ_g θ_gᵀ
+	refPred     []float64     // reference ensemble predictive on the test set
+}
+
+func newProbitProblem(v runner.Values, rng *rand.Rand) (*probitProblem, error) {
+	d := v.Int("d")
+	theta := dataset.ThetaStar(d)
+	p := &probitProblem{
+		train: dataset.Synthetic(rng, theta, v.Int("N")),
+		test:  dataset.Synthetic(rng, theta, v.Int("n_test")),
+	}
+	var err error
+	if p.global, err = model.NewProbit(p.train.U, p.train.V, v.Float("prior_var")); err != nil {
+		return nil, err
+	}
+	g, err := sampler.NewGibbs(p.train.U, p.train.V, v.Float("prior_var"))
+	if err != nil {
+		return nil, fmt.Errorf("reference sampler: %w", err)
+	}
+	ref := mat.NewDense(v.Int("ref_samples"), d, nil)
+	if err := g.Sample(rng, ref, v.Int("burnin")); err != nil {
+		return nil, err
+	}
+	p.refMoment = metric.SecondMoment(ref)
+	p.refPred = model.PredictiveProb(nil, ref, p.test.U)
+	return p, nil
+}
+
+func runProbitTrial(t runner.Task) (runner.Outcome, error) {
+	v := t.Params
+	p := t.Shared.(*probitProblem)
+	enabled, err := enabledSchemes(v, probitSchemes)
+	if err != nil {
+		return runner.Outcome{}, err
+	}
+	k, T := v.Int("K"), v.Int("T")
+	link, err := linkConfig(v)
+	if err != nil {
+		return runner.Outcome{}, err
+	}
+	// Independent streams: partition and worker chains, then the links.
+	partRng := split(t.Rng)
+	workerRngs := make([]*rand.Rand, k)
+	for i := range workerRngs {
+		workerRngs[i] = split(t.Rng)
+	}
+	freshRng := split(t.Rng)
+
+	shards, err := partition(partRng, v, p.train)
+	if err != nil {
+		return runner.Outcome{}, err
+	}
+	priorVar := v.Float("prior_var")
+	omaS, nomaS := T/k, T
+	factor := v.Int("fresh_factor")
+	chains := make([]*sampler.Gibbs, k)
+	samples := make([]*mat.Dense, k)
+	fresh := make([]*mat.Dense, k)
+	for i, idx := range shards {
+		sh := p.train.Subset(idx)
+		if chains[i], err = sampler.NewGibbs(sh.U, sh.V, float64(k)*priorVar); err != nil {
+			return runner.Outcome{}, fmt.Errorf("worker %d (%d points): %w", i+1, len(idx), err)
+		}
+		samples[i] = mat.NewDense(nomaS, p.global.Dim(), nil)
+		fresh[i] = mat.NewDense(factor*nomaS, p.global.Dim(), nil)
+	}
+	if err := sampler.SampleWorkers(workerRngs, chains, samples, v.Int("burnin")); err != nil {
+		return runner.Outcome{}, err
+	}
+	// Fresh samples continue each worker's chain (same stationary law).
+	if err := sampler.SampleWorkers(workerRngs, chains, fresh, 0); err != nil {
+		return runner.Outcome{}, err
+	}
+
+	eta := func(name string) float64 {
+		e := v.Float(name)
+		if v.Bool("eta_over_k") {
+			e /= float64(k)
+		}
+		return e
+	}
+	omaOpt, nomaOpt := optimizerFor(v, "oma", 0), optimizerFor(v, "noma", 0)
+	if omaOpt.Method == consensus.SGD {
+		omaOpt.Eta, nomaOpt.Eta = eta("eta_oma"), eta("eta_noma")
+	}
+	cfg := cmcConfig{
+		link:      link,
+		target:    p.global.Clone(),
+		omaOpt:    omaOpt,
+		nomaOpt:   nomaOpt,
+		enabled:   enabled,
+		omaPerWkr: omaS,
+		nomaPerWk: nomaS,
+	}
+	out, err := runCMC(t.Rng, samples, cfg)
+	if err != nil {
+		return runner.Outcome{}, err
+	}
+	if enabled[SchemeBestSingle] {
+		if err := out.bestSingle(p.refMoment); err != nil {
+			return runner.Outcome{}, err
+		}
+	}
+	freshTheta, err := out.applyFresh(freshRng, link, fresh, factor*omaS, factor*nomaS)
+	if err != nil {
+		return runner.Outcome{}, err
+	}
+
+	res := runner.Outcome{Skipped: out.skipped, Info: out.info}
+	for _, s := range probitSchemes {
+		so, ok := out.schemes[s]
+		if !ok {
+			continue
+		}
+		rows, err := p.measure(s, so.theta, freshTheta[s])
+		if err != nil {
+			return runner.Outcome{}, err
+		}
+		res.Rows = append(res.Rows, rows...)
+	}
+	return res, nil
+}
+
+// measure computes err2 and the predictive KL on the in-sample and the
+// fresh outputs of one scheme.
+func (p *probitProblem) measure(scheme string, theta, fresh *mat.Dense) ([]runner.Row, error) {
+	var rows []runner.Row
+	for _, c := range []struct {
+		suffix string
+		th     *mat.Dense
+	}{{"", theta}, {"_fresh", fresh}} {
+		e, err := metric.Err2(c.th, p.refMoment)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", scheme, err)
+		}
+		kl, err := metric.PredictiveKL(model.PredictiveProb(nil, c.th, p.test.U), p.refPred)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", scheme, err)
+		}
+		rows = append(rows,
+			runner.Row{Scheme: scheme, Metric: "err2" + c.suffix, Value: e},
+			runner.Row{Scheme: scheme, Metric: "kl" + c.suffix, Value: kl})
+	}
+	return rows, nil
+}
+
+// partition splits the training set for one task.
+func partition(rng *rand.Rand, v runner.Values, train dataset.Set) ([][]int, error) {
+	k := v.Int("K")
+	if v.String("partition") == "heterogeneous" {
+		return dataset.PartitionHeterogeneous(rng, train.V, k, v.Float("zeta"))
+	}
+	return dataset.PartitionEqual(rng, train.Len(), k)
+}
+
+// split returns a generator seeded from two draws of rng: an independent
+// stream for one consumer.
+func split(rng *rand.Rand) *rand.Rand {
+	return rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
+}
+
+// bestSingle picks the worker whose decoded OMA samples E_k^† y_k have the
+// smallest err2 against the reference; its map decodes stream k and
+// ignores the others.
+func (o *cmcOutput) bestSingle(ref *mat.SymDense) error {
+	var link *channel.Received
+	for _, s := range []string{SchemeGCMC, SchemeWGCMCOMA, SchemeWVCMCOMA} {
+		if so, ok := o.schemes[s]; ok {
+			link = so.rx
+			break
+		}
+	}
+	if link == nil {
+		link = o.omaLink
+	}
+	if link == nil {
+		o.skip(SchemeBestSingle, "no OMA signals (S = ⌊T/K⌋ < 2 or no OMA scheme)")
+		return nil
+	}
+	best, bestErr := -1, 0.0
+	var bestMap consensus.Map
+	for k := range link.K {
+		m := consensus.Decoder(link, k)
+		e, err := metric.Err2(m.Apply(link), ref)
+		if err != nil {
+			return fmt.Errorf("%s: %w", SchemeBestSingle, err)
+		}
+		if best < 0 || e < bestErr {
+			best, bestErr, bestMap = k, e, m
+		}
+	}
+	o.schemes[SchemeBestSingle] = &schemeOutput{theta: bestMap.Apply(link), m: bestMap, rx: link}
+	o.info[SchemeBestSingle] = map[string]any{"worker": best + 1}
+	return nil
+}
