@@ -46,7 +46,9 @@ func (g *Gaussian) Dim() int { return len(g.mean) }
 func (g *Gaussian) Mean() []float64 { return append([]float64(nil), g.mean...) }
 
 // Cov returns C (a copy).
-func (g *Gaussian) Cov() *mat.SymDense { return mat.NewSymDense(g.Dim(), append([]float64(nil), g.cov.RawSymmetric().Data...)) }
+func (g *Gaussian) Cov() *mat.SymDense {
+	return mat.NewSymDense(g.Dim(), append([]float64(nil), g.cov.RawSymmetric().Data...))
+}
 
 // Cholesky returns the Cholesky factorisation of C.
 func (g *Gaussian) Cholesky() *mat.Cholesky { return &g.chol }
