@@ -70,7 +70,7 @@ const (
 	DefaultRelTol = 1e-7
 	// DefaultPatience: iterations without held-out improvement before
 	// stopping.
-	DefaultPatience = 10
+	DefaultPatience = 5
 	// maxShrinks bounds the consecutive halvings of a step the divergence
 	// guard may make before it gives up.
 	maxShrinks = 40
@@ -348,29 +348,48 @@ func (v *Variational) lbfgs(init Map, f0 float64, opt Optimizer, stop *earlyStop
 	grad := m.Clone()
 	fit := &Fit{Method: LBFGS, Objective: []float64{f0}}
 	x0 := flattenMap(init)
-	var lastErr error
-	prob := optimize.Problem{
-		Func: func(x []float64) float64 {
-			unflattenMap(m, x)
-			f, err := v.Value(m)
-			if err != nil {
-				lastErr = err
-				return math.Inf(1)
+	// gonum asks for the value and then the gradient at the same point;
+	// both come from one fused pass, cached by point.
+	var (
+		lastErr   error
+		cacheX    []float64
+		cacheF    float64
+		cacheG    []float64
+		cacheOK   bool
+		evaluated = func(x []float64) {
+			if cacheX != nil && floatsEqual(cacheX, x) {
+				return
 			}
-			return f
-		},
-		Grad: func(g, x []float64) {
 			unflattenMap(m, x)
 			fit.Evaluations++
-			if err := v.Gradient(grad, m, nil); err != nil {
+			f, err := v.ValueGrad(grad, m)
+			cacheX = append(cacheX[:0], x...)
+			cacheF, cacheOK = f, err == nil
+			if err != nil {
 				lastErr = err
+				return
+			}
+			cacheG = append(cacheG[:0], flattenMap(grad)...)
+			fit.GradNorm = frob(grad)
+		}
+	)
+	prob := optimize.Problem{
+		Func: func(x []float64) float64 {
+			evaluated(x)
+			if !cacheOK {
+				return math.Inf(1)
+			}
+			return cacheF
+		},
+		Grad: func(g, x []float64) {
+			evaluated(x)
+			if !cacheOK {
 				for i := range g {
 					g[i] = math.NaN()
 				}
 				return
 			}
-			copy(g, flattenMap(grad))
-			fit.GradNorm = frob(grad)
+			copy(g, cacheG)
 		},
 	}
 	settings := &optimize.Settings{
@@ -519,4 +538,16 @@ func floatsDot(a, b []float64) float64 {
 		s += a[i] * b[i]
 	}
 	return s
+}
+
+func floatsEqual(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }

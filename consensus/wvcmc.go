@@ -107,18 +107,50 @@ func (v *Variational) Gradient(grad, m Map, batch []int) error {
 	} else {
 		v.target.GradLogJoint(v.grad, v.theta)
 	}
+	_, err := v.finish(grad, m, false)
+	return err
+}
+
+// ValueGrad returns L̃(m) and writes its full-batch gradient into grad, in
+// one pass over the data when the target is model.Fused.
+func (v *Variational) ValueGrad(grad, m Map) (float64, error) {
+	v.apply(m)
+	if f, ok := v.target.(model.Fused); ok {
+		f.LogJointGrad(v.logp, v.grad, v.theta)
+	} else {
+		v.target.LogJoint(v.logp, v.theta)
+		v.target.GradLogJoint(v.grad, v.theta)
+	}
+	return v.finish(grad, m, true)
+}
+
+// finish turns the per-sample gradients in v.grad (and, with value, the
+// log-densities in v.logp) into ∇L̃ (and L̃).
+func (v *Variational) finish(grad, m Map, value bool) (float64, error) {
+	var f float64
+	if value {
+		for _, lp := range v.logp {
+			f -= lp
+		}
+		f /= float64(v.rx.S)
+	}
 	inv := -1 / float64(v.rx.S)
 	for k, w := range m.W {
 		g := grad.W[k]
 		g.Mul(v.grad.T(), v.rx.Y[k])
 		g.Scale(inv, g)
-		if _, err := v.logDets(w, k, true); err != nil {
-			return err
+		ld, err := v.logDets(w, k, true)
+		if err != nil {
+			return math.NaN(), err
 		}
+		f -= ld
 		// v.ent now holds a (W E)^{-ᵀ}Eᵀ + b (W Wᵀ)^{-1} W.
 		g.Sub(g, &v.ent)
 	}
-	return nil
+	if value && (math.IsNaN(f) || math.IsInf(f, 0)) {
+		return f, fmt.Errorf("objective is %v", f)
+	}
+	return f, nil
 }
 
 // logDets returns a·log|det(W E_k)| + (b/2)·log det(W Wᵀ); with withGrad it

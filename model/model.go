@@ -28,3 +28,11 @@ type Minibatcher interface {
 	// for θ_s, using the data points indexed by batch.
 	GradLogJointBatch(grad, theta *mat.Dense, batch []int)
 }
+
+// Fused is a Target that can evaluate the log-joint and its gradient in a
+// single pass over the data (cheaper than LogJoint then GradLogJoint).
+type Fused interface {
+	Target
+	// LogJointGrad sets dst as LogJoint and grad as GradLogJoint.
+	LogJointGrad(dst []float64, grad, theta *mat.Dense)
+}

@@ -152,6 +152,27 @@ func (p *Probit) GradLogJoint(grad, theta *mat.Dense) {
 	p.addPriorGrad(grad, theta)
 }
 
+// LogJointGrad does LogJoint and GradLogJoint in one pass over the data,
+// evaluating the special functions once per margin.
+func (p *Probit) LogJointGrad(dst []float64, grad, theta *mat.Dense) {
+	sr := p.checkTheta(theta)
+	p.checkGrad(grad, theta)
+	if len(dst) != sr {
+		panic(mat.ErrShape)
+	}
+	for i := range dst {
+		dst[i] = 0
+	}
+	g := grad.RawMatrix()
+	zeroGeneral(g)
+	p.dataTerm(dst, &g, theta.RawMatrix(), p.u.RawMatrix(), p.sign, 1)
+	for i := range dst {
+		th := theta.RawRowView(i)
+		dst[i] -= floats.Dot(th, th) / (2 * p.priorVar)
+	}
+	p.addPriorGrad(grad, theta)
+}
+
 // GradLogJointBatch sets row s of grad to the minibatch estimate
 //
 //	−θ_s/σ² + (N/N_b) Σ_{n∈B} s_n λ(s_n θ_sᵀu_n) u_n,
@@ -206,6 +227,21 @@ func (p *Probit) dataTerm(logj []float64, grad *blas64.General, theta, u blas64.
 			m := blas64.General{Rows: sr, Cols: nr, Stride: nr, Data: p.marg[:sr*nr]}
 			gemm(blas.Trans, 1, th, ublk, 0, m)
 			sg := sign[i0 : i0+nr]
+			if logj != nil && grad != nil {
+				// Fused: one erfc and one exp per margin for both terms.
+				for r := 0; r < sr; r++ {
+					row := m.Data[r*nr : (r+1)*nr]
+					var acc float64
+					for j, mv := range row {
+						lp, lam := LogPhiMills(sg[j] * mv)
+						acc += lp
+						row[j] = scale * sg[j] * lam
+					}
+					logj[s0+r] += scale * acc
+				}
+				gemm(blas.NoTrans, 1, m, ublk, 1, gr)
+				continue
+			}
 			if logj != nil {
 				for r := 0; r < sr; r++ {
 					var acc float64

@@ -279,3 +279,46 @@ func TestPredictiveProb(t *testing.T) {
 		}
 	}
 }
+
+func TestLogJointGradFusedMatchesSeparate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	const n, d, s = 300, 4, 7
+	u := mat.NewDense(n, d, nil)
+	v := make([]float64, n)
+	for i := range n {
+		for j := range d {
+			u.Set(i, j, 3*rng.NormFloat64())
+		}
+		v[i] = float64(rng.IntN(2))
+	}
+	p, err := NewProbit(u, v, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theta := mat.NewDense(s, d, nil)
+	for i := range s {
+		for j := range d {
+			// Margins reach far into both tails (|θᵀu| up to ~100).
+			theta.Set(i, j, 5*rng.NormFloat64())
+		}
+	}
+	want, got := make([]float64, s), make([]float64, s)
+	wg, gg := mat.NewDense(s, d, nil), mat.NewDense(s, d, nil)
+	p.LogJoint(want, theta)
+	p.GradLogJoint(wg, theta)
+	p.LogJointGrad(got, gg, theta)
+	for i := range s {
+		if math.Abs(got[i]-want[i]) > 1e-12*math.Abs(want[i]) {
+			t.Fatalf("log-joint %d: fused %v, separate %v", i, got[i], want[i])
+		}
+	}
+	if !mat.EqualApprox(gg, wg, 1e-12*mat.Norm(wg, math.Inf(1))) {
+		t.Fatal("fused gradient differs from GradLogJoint")
+	}
+	for _, x := range []float64{-1e5, -40, -8.5, -3, 0, 2, 40, 1e5} {
+		lp, lam := LogPhiMills(x)
+		if math.Abs(lp-LogPhi(x)) > 1e-14*math.Max(1, math.Abs(lp)) || math.Abs(lam-InvMills(x)) > 1e-14*math.Max(1, math.Abs(lam)) {
+			t.Fatalf("LogPhiMills(%g) = %v, %v; want %v, %v", x, lp, lam, LogPhi(x), InvMills(x))
+		}
+	}
+}
