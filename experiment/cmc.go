@@ -263,6 +263,7 @@ func optimizerFor(v runner.Values, access string, batch int) consensus.Optimizer
 		o.Eta, o.Iters, o.Holdout = v.Float("adam_step"), v.Int("iters_"+access), v.Float("holdout")
 	case consensus.LBFGS:
 		o.Iters, o.Holdout = v.Int("lbfgs_iters"), v.Float("holdout")
+		o.BatchSize = 0 // L-BFGS needs the full-batch objective
 	}
 	return o
 }

@@ -91,6 +91,7 @@ func probitParams() []runner.Param {
 		intParam("ref_samples", "20000", "S_g, Gibbs samples of the global posterior used as reference", 2),
 		intParam("burnin", "100", "Gibbs burn-in sweeps (workers and reference)", 0),
 		intParam("fresh_factor", "10", "fresh signals per learned map, as a multiple of S (for err2_fresh, kl_fresh)", 1),
+		runner.Param{Name: "batch_frac", Kind: runner.Float, Default: "0", Doc: "WVCMC minibatch N_b as a fraction of N for sgd/adam (0 = full batch; lbfgs always uses full batches)", Min: 0, Max: 1, HasMin: true, HasMax: true},
 		positiveParam("eta_oma", "1e-6", "WVCMC-OMA step η for optimizer=sgd (paper: 1e-6)"),
 		positiveParam("eta_noma", "1e-7", "WVCMC-NOMA step η for optimizer=sgd (paper: 1e-7)"),
 		boolParam("eta_over_k", "false", "divide eta_oma and eta_noma by K (the paper's Fig. 6 setting)"),
@@ -138,13 +139,21 @@ func probitSpec(pv probitVariant) runner.Spec {
 // the sweep.
 func validateProbit(v runner.Values) error {
 	for _, x := range v.XList() {
-		p := v.With(v.XName(), runner.FormatX(x))
-		n, k := p.Int("N"), p.Int("K")
-		if k > n {
-			return fmt.Errorf("K = %d workers for N = %d data points: every worker needs data (K ≤ N)", k, n)
-		}
-		if z := p.Float("zeta"); z < 0 {
+		if z := v.With(v.XName(), runner.FormatX(x)).Float("zeta"); z < 0 {
 			return fmt.Errorf("zeta = %g: the heterogeneity exponent must be ≥ 0", z)
+		}
+	}
+	if v.XName() == "N" {
+		return nil // checked point by point would need N per point; Setup checks
+	}
+	return checkWorkers(v, v.Int("N"))
+}
+
+// checkWorkers reports a sweep point with more workers than data points.
+func checkWorkers(v runner.Values, n int) error {
+	for _, x := range v.XList() {
+		if k := v.With(v.XName(), runner.FormatX(x)).Int("K"); k > n {
+			return fmt.Errorf("K = %d workers for N = %d data points: every worker needs data (K ≤ N)", k, n)
 		}
 	}
 	return nil
@@ -159,27 +168,10 @@ type probitProblem struct {
 }
 
 func newProbitProblem(v runner.Values, rng *rand.Rand) (*probitProblem, error) {
-	d := v.Int("d")
-	theta := dataset.ThetaStar(d)
-	p := &probitProblem{
-		train: dataset.Synthetic(rng, theta, v.Int("N")),
-		test:  dataset.Synthetic(rng, theta, v.Int("n_test")),
-	}
-	var err error
-	if p.global, err = model.NewProbit(p.train.U, p.train.V, v.Float("prior_var")); err != nil {
-		return nil, err
-	}
-	g, err := sampler.NewGibbs(p.train.U, p.train.V, v.Float("prior_var"))
-	if err != nil {
-		return nil, fmt.Errorf("reference sampler: %w", err)
-	}
-	ref := mat.NewDense(v.Int("ref_samples"), d, nil)
-	if err := g.Sample(rng, ref, v.Int("burnin")); err != nil {
-		return nil, err
-	}
-	p.refMoment = metric.SecondMoment(ref)
-	p.refPred = model.PredictiveProb(nil, ref, p.test.U)
-	return p, nil
+	theta := dataset.ThetaStar(v.Int("d"))
+	train := dataset.Synthetic(rng, theta, v.Int("N"))
+	test := dataset.Synthetic(rng, theta, v.Int("n_test"))
+	return newProbitReference(train, test, v, rng)
 }
 
 func runProbitTrial(t runner.Task) (runner.Outcome, error) {
@@ -235,7 +227,8 @@ func runProbitTrial(t runner.Task) (runner.Outcome, error) {
 		}
 		return e
 	}
-	omaOpt, nomaOpt := optimizerFor(v, "oma", 0), optimizerFor(v, "noma", 0)
+	batch := int(v.Float("batch_frac")*float64(p.train.Len()) + 0.5)
+	omaOpt, nomaOpt := optimizerFor(v, "oma", batch), optimizerFor(v, "noma", batch)
 	if omaOpt.Method == consensus.SGD {
 		omaOpt.Eta, nomaOpt.Eta = eta("eta_oma"), eta("eta_noma")
 	}
