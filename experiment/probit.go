@@ -89,7 +89,9 @@ func probitParams() []runner.Param {
 		choiceParam("partition", "equal", "how the data are split: equal (random, sizes differ by ≤ 1) or heterogeneous (class skew ζ)", "equal", "heterogeneous"),
 		floatParam("zeta", "0", "class-skew exponent ζ ≥ 0 of the heterogeneous partition"),
 		intParam("ref_samples", "20000", "S_g, Gibbs samples of the global posterior used as reference", 2),
-		intParam("burnin", "100", "Gibbs burn-in sweeps (workers and reference)", 0),
+		intParam("burnin", "100", "burn-in transitions of every chain (workers and reference; HMC adapts its step during them)", 0),
+		choiceParam("sampler", "gibbs", "workers' sampler: gibbs (Albert–Chib, the paper's) or hmc (Laplace-preconditioned HMC, for posteriors where Gibbs mixes slowly)", "gibbs", "hmc"),
+		choiceParam("ref_sampler", "gibbs", "sampler of the S_g reference samples: gibbs or hmc", "gibbs", "hmc"),
 		intParam("fresh_factor", "10", "fresh signals per learned map, as a multiple of S (for err2_fresh, kl_fresh)", 1),
 		runner.Param{Name: "batch_frac", Kind: runner.Float, Default: "0", Doc: "WVCMC minibatch N_b as a fraction of N for sgd/adam (0 = full batch; lbfgs always uses full batches)", Min: 0, Max: 1, HasMin: true, HasMax: true},
 		positiveParam("eta_oma", "1e-6", "WVCMC-OMA step η for optimizer=sgd (paper: 1e-6)"),
@@ -201,22 +203,23 @@ func runProbitTrial(t runner.Task) (runner.Outcome, error) {
 	priorVar := v.Float("prior_var")
 	omaS, nomaS := T/k, T
 	factor := v.Int("fresh_factor")
-	chains := make([]*sampler.Gibbs, k)
+	chains := make([]sampler.Chain, k)
 	samples := make([]*mat.Dense, k)
 	fresh := make([]*mat.Dense, k)
 	for i, idx := range shards {
 		sh := p.train.Subset(idx)
-		if chains[i], err = sampler.NewGibbs(sh.U, sh.V, float64(k)*priorVar); err != nil {
+		// The 1/K-tempered prior: N(0, Kσ² I) (DESIGN note 6).
+		if chains[i], err = newChain(v.String("sampler"), sh, float64(k)*priorVar); err != nil {
 			return runner.Outcome{}, fmt.Errorf("worker %d (%d points): %w", i+1, len(idx), err)
 		}
 		samples[i] = mat.NewDense(nomaS, p.global.Dim(), nil)
 		fresh[i] = mat.NewDense(factor*nomaS, p.global.Dim(), nil)
 	}
-	if err := sampler.SampleWorkers(workerRngs, chains, samples, v.Int("burnin")); err != nil {
+	if err := sampler.SampleChains(workerRngs, chains, samples, v.Int("burnin")); err != nil {
 		return runner.Outcome{}, err
 	}
 	// Fresh samples continue each worker's chain (same stationary law).
-	if err := sampler.SampleWorkers(workerRngs, chains, fresh, 0); err != nil {
+	if err := sampler.SampleChains(workerRngs, chains, fresh, 0); err != nil {
 		return runner.Outcome{}, err
 	}
 
@@ -341,4 +344,13 @@ func (o *cmcOutput) bestSingle(ref *mat.SymDense) error {
 	o.schemes[SchemeBestSingle] = &schemeOutput{theta: bestMap.Apply(link), m: bestMap, rx: link}
 	o.info[SchemeBestSingle] = map[string]any{"worker": best + 1}
 	return nil
+}
+
+// newChain starts a chain on the probit posterior of a data set: Gibbs
+// (Albert–Chib) or Laplace-preconditioned HMC, both at the posterior mode.
+func newChain(kind string, set dataset.Set, priorVar float64) (sampler.Chain, error) {
+	if kind == "hmc" {
+		return sampler.NewProbitHMC(set.U, set.V, priorVar)
+	}
+	return sampler.NewGibbs(set.U, set.V, priorVar)
 }

@@ -10,8 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/mat"
+		"gonum.org/v1/gonum/mat"
 
 	"wcmc/model"
 )
@@ -117,44 +116,81 @@ func (g *Gibbs) Start(theta0 []float64) {
 	copy(g.theta, theta0)
 }
 
-// Sweep performs one Gibbs sweep: κ | θ then θ | κ. The κ-update and the
-// accumulation of Uᵀκ are one fused pass over the rows of U: for each n,
-// m_n = u_nᵀθ, κ_n ~ N(m_n, 1) truncated by v_n, and Uᵀκ += κ_n u_n. It does
-// not allocate.
+// sweepBlockElems bounds the entries of U in one block of a sweep
+// (16 KiB), so that a block read from memory in the margin pass is still
+// in the L1 cache for the accumulation pass.
+const sweepBlockElems = 2048
+
+// Sweep performs one Gibbs sweep: κ | θ then θ | κ. It makes one pass over
+// the rows of U from memory, in blocks of ⌈2048/d⌉ rows: for each block,
+// the margins m_n = u_nᵀθ, then the draws κ_n ~ N(m_n, 1) truncated by v_n
+// (eq: sample latent variable), then Uᵀκ += Σ_n κ_n u_n while the block is
+// still in cache. For d > 8 the dot products and updates are the row
+// kernels dot and axpy (fixed FMA arithmetic, see kernel.go); for d ≤ 8
+// plain loops, for which call overhead would dominate. It does not
+// allocate.
 func (g *Gibbs) Sweep(rng *rand.Rand) {
 	d, stride := g.u.Cols, g.u.Stride
 	data := g.u.Data
-	theta, acc := g.theta, g.b
-	for j := range acc {
-		acc[j] = 0
-	}
-	if d > smallDim {
-		for n, s := range g.sign {
-			row := data[n*stride : n*stride+d]
-			m := floats.Dot(row, theta)
-			// κ = m + sX with X ~ N(0,1) | X > −s·m.
-			k := m + s*StdNormalAbove(rng, -s*m)
-			g.kappa[n] = k
-			floats.AddScaled(acc, k, row)
-		}
-	} else {
-		// Same pass with plain loops: for short rows the call overhead of
-		// the assembly kernels dominates.
-		theta, acc = theta[:d], acc[:d]
-		for n, s := range g.sign {
-			row := data[n*stride : n*stride+d]
-			var m float64
-			for j, x := range row {
-				m += x * theta[j]
+	theta, acc := g.theta[:d], g.b[:d]
+	clear(acc)
+	bs := max(1, sweepBlockElems/d)
+	n := len(g.sign)
+	for n0 := 0; n0 < n; n0 += bs {
+		n1 := min(n, n0+bs)
+		kap, sg := g.kappa[n0:n1], g.sign[n0:n1]
+		blk := data[n0*stride:]
+		if d > smallDim {
+			for i := range kap {
+				kap[i] = dot(blk[i*stride:i*stride+d], theta)
 			}
-			k := m + s*StdNormalAbove(rng, -s*m)
-			g.kappa[n] = k
-			for j, x := range row {
-				acc[j] += k * x
+		} else {
+			for i := range kap {
+				row := blk[i*stride : i*stride+d]
+				var m float64
+				for j, x := range row {
+					m += x * theta[j]
+				}
+				kap[i] = m
+			}
+		}
+		drawLatent(rng, kap, sg)
+		if d > smallDim {
+			for i, k := range kap {
+				axpy(k, blk[i*stride:i*stride+d], acc)
+			}
+		} else {
+			for i, k := range kap {
+				row := blk[i*stride : i*stride+d]
+				for j, x := range row {
+					acc[j] += k * x
+				}
 			}
 		}
 	}
 	g.drawTheta(rng, acc)
+}
+
+// drawLatent replaces each margin kap[i] = m by a draw of
+// κ ~ N(m, 1) truncated to the side of s = sg[i]: κ = m + sX with
+// X ~ N(0, 1) | X > −sm (StdNormalAbove). The common case −sm ≤ 0 — the
+// point on the side its label predicts — tries one plain normal draw
+// inline first, which is StdNormalAbove's own first step.
+func drawLatent(rng *rand.Rand, kap, sg []float64) {
+	sg = sg[:len(kap)]
+	for i, m := range kap {
+		s := sg[i]
+		a := -s * m
+		var x float64
+		if a <= 0 {
+			if x = rng.NormFloat64(); !(x > a) {
+				x = StdNormalAbove(rng, a)
+			}
+		} else {
+			x = StdNormalAbove(rng, a)
+		}
+		kap[i] = m + s*x
+	}
 }
 
 // drawTheta sets θ = R⁻¹(R⁻ᵀ b + z), z ~ N(0, I), a draw from
