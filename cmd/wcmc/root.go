@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"wcmc/runner"
+)
+
+// newRootCmd returns the wcmc command over the given experiments.
+func newRootCmd(specs []runner.Spec, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "wcmc",
+		Short: "Channel-driven Monte Carlo sampling over wireless channels: the paper's experiments",
+		Long: `wcmc reproduces the experiments of Liu & Simeone, "Channel-Driven Monte Carlo
+Sampling for Bayesian Distributed Learning in Wireless Data Centers".
+
+  wcmc list            the experiments
+  wcmc show ID         an experiment's parameters, schemes and metrics
+  wcmc run ID          run a sweep, writing CSV, JSON and figures`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(
+		newListCmd(specs),
+		newShowCmd(specs),
+		newRunCmd(specs),
+		newVersionCmd(),
+	)
+	for _, f := range extraCommands {
+		root.AddCommand(f(specs))
+	}
+	return root
+}
+
+// extraCommands holds constructors of further subcommands; each lives in
+// its own file and appends itself here from an init function.
+var extraCommands []func(specs []runner.Spec) *cobra.Command
+
+// execute runs the wcmc command with args and returns the exit status,
+// printing any error to stderr.
+func execute(ctx context.Context, specs []runner.Spec, args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd(specs, stdout, stderr)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); err != nil {
+		fmt.Fprintln(stderr, "wcmc:", err)
+		return 1
+	}
+	return 0
+}
+
+// findSpec returns the experiment called id.
+func findSpec(specs []runner.Spec, id string) (runner.Spec, error) {
+	ids := make([]string, len(specs))
+	for i, s := range specs {
+		if s.ID == id {
+			return s, nil
+		}
+		ids[i] = s.ID
+	}
+	msg := fmt.Sprintf("unknown experiment %q", id)
+	if sug := runner.Suggest(id, ids); len(sug) > 0 {
+		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(sug, " or "))
+	}
+	return runner.Spec{}, fmt.Errorf("%s; `wcmc list` shows the %d experiments", msg, len(specs))
+}
+
+// completeIDs offers experiment IDs for shell completion.
+func completeIDs(specs []runner.Spec) cobra.CompletionFunc {
+	return func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		out := make([]cobra.Completion, len(specs))
+		for i, s := range specs {
+			out[i] = cobra.CompletionWithDesc(s.ID, s.Description)
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}

@@ -1,0 +1,304 @@
+package runner
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Version is the wcmc version recorded in every run's JSON; set at build
+// time with -ldflags "-X wcmc/runner.Version=…".
+var Version = "dev"
+
+// Options configures Run. The zero value runs the spec's default trials
+// with seed 0 on GOMAXPROCS workers, silently.
+type Options struct {
+	Seed     uint64
+	Trials   int      // 0: the spec's default (or its quick value)
+	Sets     []string // "name=value" overrides, see ParseSet
+	Quick    bool     // apply Spec.Quick
+	Workers  int      // 0: GOMAXPROCS
+	Progress io.Writer
+	// OnTask, if set, is called serially, in completion order, with each
+	// finished task's record (e.g. to journal it); an error aborts the run.
+	OnTask func(TaskResult) error
+}
+
+// TaskKey identifies one task of a run: a sweep point and a trial.
+type TaskKey struct {
+	Point int     `json:"point"` // index of X in the sweep list
+	X     float64 `json:"x"`
+	Trial int     `json:"trial"`
+}
+
+// TaskResult is the self-contained record of one finished task.
+type TaskResult struct {
+	TaskKey
+	Rows    []Row                     `json:"rows"`
+	Skipped []Skip                    `json:"skipped,omitempty"`
+	Info    map[string]map[string]any `json:"info,omitempty"`
+}
+
+// Note is a scheme skipped at a sweep point, with the reason.
+type Note struct {
+	Scheme string  `json:"scheme"`
+	XName  string  `json:"x_name"`
+	X      float64 `json:"x"`
+	Reason string  `json:"reason"`
+}
+
+func (n Note) String() string {
+	return fmt.Sprintf("%s not applicable at %s=%s: %s", n.Scheme, n.XName, FormatX(n.X), n.Reason)
+}
+
+// Result is a finished run.
+type Result struct {
+	Spec   Spec
+	Values Values
+	Seed   uint64
+	Trials int
+	Quick  bool
+	// Tasks holds every task's record ordered by (point, trial).
+	Tasks []TaskResult
+	// Notes lists the distinct skips in task order.
+	Notes      []Note
+	Start, End time.Time
+}
+
+// Plan is a validated run: the spec, its parameters, and the explicit task
+// list (points × trials, ordered by point then trial).
+type Plan struct {
+	Spec   Spec
+	Values Values
+	Trials int
+	Seed   uint64
+	Quick  bool
+	Tasks  []TaskKey
+}
+
+// NewPlan validates opts.Sets, opts.Quick and opts.Trials against spec
+// (see Resolve) and lists the tasks. Workers, Progress and OnTask are not
+// used.
+func NewPlan(spec Spec, opts Options) (*Plan, error) {
+	if opts.Workers < 0 {
+		return nil, fmt.Errorf("workers must be ≥ 0 (0 = all cores), got %d", opts.Workers)
+	}
+	v, trials, err := Resolve(spec, opts.Sets, opts.Quick, opts.Trials)
+	if err != nil {
+		return nil, err
+	}
+	return &Plan{Spec: spec, Values: v, Trials: trials, Seed: opts.Seed, Quick: opts.Quick,
+		Tasks: Tasks(v, trials)}, nil
+}
+
+// Tasks lists the tasks of a run: for each sweep point of v in order, the
+// trials 0..trials-1.
+func Tasks(v Values, trials int) []TaskKey {
+	xs := v.XList()
+	out := make([]TaskKey, 0, len(xs)*trials)
+	for i, x := range xs {
+		for t := range trials {
+			out = append(out, TaskKey{Point: i, X: x, Trial: t})
+		}
+	}
+	return out
+}
+
+// Setup calls Spec.Setup (if any) with the full parameter set and the rng
+// from SetupRng.
+func (p *Plan) Setup() (any, error) {
+	if p.Spec.Setup == nil {
+		return nil, nil
+	}
+	shared, err := p.Spec.Setup(p.Values, SetupRng(p.Seed, p.Spec.ID))
+	if err != nil {
+		return nil, fmt.Errorf("experiment %s: setup: %w", p.Spec.ID, err)
+	}
+	return shared, nil
+}
+
+// RunTask runs one task with its derived rng and checks that the rows,
+// skips and info name schemes and metrics of the spec.
+func (p *Plan) RunTask(ctx context.Context, shared any, k TaskKey) (res TaskResult, err error) {
+	xs := FormatX(k.X)
+	where := fmt.Sprintf("experiment %s: task %s=%s trial %d", p.Spec.ID, p.Spec.X, xs, k.Trial)
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: panic: %v\n%s", where, r, debug.Stack())
+		}
+	}()
+	out, err := p.Spec.Run(Task{
+		Params: p.Values.With(p.Spec.X, xs),
+		X:      k.X,
+		Point:  k.Point,
+		Trial:  k.Trial,
+		Rng:    TaskRng(p.Seed, p.Spec.ID, k.X, k.Trial),
+		Shared: shared,
+		Ctx:    ctx,
+	})
+	if err != nil {
+		return TaskResult{}, fmt.Errorf("%s: %w", where, err)
+	}
+	for _, r := range out.Rows {
+		if !slices.Contains(p.Spec.Schemes, r.Scheme) || !slices.Contains(p.Spec.Metrics, r.Metric) {
+			return TaskResult{}, fmt.Errorf("%s: row (%q, %q) names a scheme or metric not in the spec", where, r.Scheme, r.Metric)
+		}
+	}
+	for _, s := range out.Skipped {
+		if !slices.Contains(p.Spec.Schemes, s.Scheme) {
+			return TaskResult{}, fmt.Errorf("%s: skips unknown scheme %q", where, s.Scheme)
+		}
+		for _, r := range out.Rows {
+			if r.Scheme == s.Scheme {
+				return TaskResult{}, fmt.Errorf("%s: scheme %q both skipped and reported", where, s.Scheme)
+			}
+		}
+	}
+	return TaskResult{TaskKey: k, Rows: out.Rows, Skipped: out.Skipped, Info: out.Info}, nil
+}
+
+// Execute runs the given tasks on opts.Workers goroutines and returns their
+// records in the order of keys, whatever the order they finish in. The
+// first task error cancels the others and is returned; if ctx is cancelled
+// no new task starts and ctx.Err() is returned.
+func (p *Plan) Execute(ctx context.Context, shared any, keys []TaskKey, opts Options) ([]TaskResult, error) {
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, len(keys)))
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	type done struct {
+		i   int
+		res TaskResult
+		err error
+	}
+	jobs := make(chan int)
+	finished := make(chan done)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				r, err := p.RunTask(ctx, shared, keys[i])
+				finished <- done{i, r, err}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for i := range keys {
+			select {
+			case jobs <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(finished) }()
+
+	prog := newProgress(opts.Progress, p.Spec.ID, len(keys))
+	ticker := time.NewTicker(progressEvery)
+	defer ticker.Stop()
+	results := make([]TaskResult, len(keys))
+	var firstErr error
+	fail := func(err error) {
+		if firstErr == nil {
+			firstErr = err
+			cancel()
+		}
+	}
+	for open := true; open; {
+		select {
+		case d, ok := <-finished:
+			if !ok {
+				open = false
+				break
+			}
+			if d.err != nil {
+				fail(d.err)
+				continue
+			}
+			if firstErr != nil {
+				continue
+			}
+			results[d.i] = d.res
+			prog.done++
+			if opts.OnTask != nil {
+				if err := opts.OnTask(d.res); err != nil {
+					fail(fmt.Errorf("experiment %s: recording task: %w", p.Spec.ID, err))
+				}
+			}
+		case <-ticker.C:
+			prog.tick()
+		}
+	}
+	if err := parent.Err(); err != nil {
+		return nil, err // a cancelled run, not the task errors it caused
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	prog.finish()
+	return results, nil
+}
+
+// Result assembles a Result from task records (in any order).
+func (p *Plan) Result(tasks []TaskResult, start, end time.Time) *Result {
+	tasks = slices.Clone(tasks)
+	slices.SortStableFunc(tasks, func(a, b TaskResult) int {
+		return cmp.Or(cmp.Compare(a.Point, b.Point), cmp.Compare(a.Trial, b.Trial))
+	})
+	res := &Result{Spec: p.Spec, Values: p.Values, Seed: p.Seed, Trials: p.Trials, Quick: p.Quick,
+		Tasks: tasks, Start: start, End: end}
+	seen := map[Note]bool{}
+	for _, t := range tasks {
+		for _, s := range t.Skipped {
+			n := Note{Scheme: s.Scheme, XName: p.Spec.X, X: t.X, Reason: s.Reason}
+			if !seen[n] {
+				seen[n] = true
+				res.Notes = append(res.Notes, n)
+			}
+		}
+	}
+	return res
+}
+
+// Run validates the parameters (see Resolve), calls Spec.Setup once, runs
+// every (point, trial) task on a worker pool, and returns the collected
+// result. The result is identical for any Workers or GOMAXPROCS: each
+// task's rng derives from (Seed, spec ID, x, trial) (see TaskRng) and the
+// records are ordered by (point, trial). Skip notes are printed once to
+// opts.Progress.
+func Run(ctx context.Context, spec Spec, opts Options) (*Result, error) {
+	plan, err := NewPlan(spec, opts)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	shared, err := plan.Setup()
+	if err != nil {
+		return nil, err
+	}
+	tasks, err := plan.Execute(ctx, shared, plan.Tasks, opts)
+	if err != nil {
+		return nil, err
+	}
+	res := plan.Result(tasks, start, time.Now())
+	if opts.Progress != nil {
+		for _, n := range res.Notes {
+			fmt.Fprintf(opts.Progress, "note: %s\n", n)
+		}
+	}
+	return res, nil
+}
