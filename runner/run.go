@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -125,15 +126,9 @@ func (p *Plan) Setup() (any, error) {
 
 // RunTask runs one task with its derived rng and checks that the rows,
 // skips and info name schemes and metrics of the spec.
-func (p *Plan) RunTask(ctx context.Context, shared any, k TaskKey) (res TaskResult, err error) {
+func (p *Plan) RunTask(ctx context.Context, shared any, k TaskKey) (TaskResult, error) {
 	xs := FormatX(k.X)
-	where := fmt.Sprintf("experiment %s: task %s=%s trial %d", p.Spec.ID, p.Spec.X, xs, k.Trial)
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%s: panic: %v\n%s", where, r, debug.Stack())
-		}
-	}()
-	out, err := p.Spec.Run(Task{
+	out, err := p.run(fmt.Sprintf("experiment %s: task %s=%s trial %d", p.Spec.ID, p.Spec.X, xs, k.Trial), Task{
 		Params: p.Values.With(p.Spec.X, xs),
 		X:      k.X,
 		Point:  k.Point,
@@ -141,26 +136,114 @@ func (p *Plan) RunTask(ctx context.Context, shared any, k TaskKey) (res TaskResu
 		Rng:    TaskRng(p.Seed, p.Spec.ID, k.X, k.Trial),
 		Shared: shared,
 		Ctx:    ctx,
-	})
+	}, nil)
 	if err != nil {
-		return TaskResult{}, fmt.Errorf("%s: %w", where, err)
+		return TaskResult{}, err
+	}
+	return TaskResult{TaskKey: k, Rows: out.Rows, Skipped: out.Skipped, Info: out.Info}, nil
+}
+
+// RunTrajectory runs one trial of a Trajectory spec — the task receives
+// the whole checkpoint list (Task.X is NaN, Task.Point −1) — and splits its
+// rows by Row.X into one record per key. keys must be the trial's keys.
+// Skips apply to every checkpoint; Info is recorded with the last key.
+func (p *Plan) RunTrajectory(ctx context.Context, shared any, keys []TaskKey) ([]TaskResult, error) {
+	trial := keys[0].Trial
+	at := map[float64]int{}
+	for i, k := range keys {
+		at[k.X] = i
+	}
+	out, err := p.run(fmt.Sprintf("experiment %s: trial %d", p.Spec.ID, trial), Task{
+		Params: p.Values,
+		X:      math.NaN(),
+		Point:  -1,
+		Trial:  trial,
+		Rng:    TaskRng(p.Seed, p.Spec.ID, math.NaN(), trial),
+		Shared: shared,
+		Ctx:    ctx,
+	}, at)
+	if err != nil {
+		return nil, err
+	}
+	res := make([]TaskResult, len(keys))
+	for i, k := range keys {
+		res[i] = TaskResult{TaskKey: k, Skipped: out.Skipped}
+	}
+	for _, r := range out.Rows {
+		i := at[r.X]
+		res[i].Rows = append(res[i].Rows, Row{Scheme: r.Scheme, Metric: r.Metric, Value: r.Value})
+	}
+	res[len(res)-1].Info = out.Info
+	return res, nil
+}
+
+// run calls Spec.Run, turning a panic into an error, and checks the
+// outcome: known schemes and metrics, no scheme both skipped and reported,
+// and (for trajectories, checkpoints != nil) every row's X a checkpoint.
+func (p *Plan) run(where string, t Task, checkpoints map[float64]int) (out Outcome, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: panic: %v\n%s", where, r, debug.Stack())
+		}
+	}()
+	out, err = p.Spec.Run(t)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("%s: %w", where, err)
 	}
 	for _, r := range out.Rows {
 		if !slices.Contains(p.Spec.Schemes, r.Scheme) || !slices.Contains(p.Spec.Metrics, r.Metric) {
-			return TaskResult{}, fmt.Errorf("%s: row (%q, %q) names a scheme or metric not in the spec", where, r.Scheme, r.Metric)
+			return Outcome{}, fmt.Errorf("%s: row (%q, %q) names a scheme or metric not in the spec", where, r.Scheme, r.Metric)
+		}
+		if _, ok := checkpoints[r.X]; checkpoints != nil && !ok {
+			return Outcome{}, fmt.Errorf("%s: row (%q, %q) at %s=%s, which is not a checkpoint", where, r.Scheme, r.Metric, p.Spec.X, FormatX(r.X))
 		}
 	}
 	for _, s := range out.Skipped {
 		if !slices.Contains(p.Spec.Schemes, s.Scheme) {
-			return TaskResult{}, fmt.Errorf("%s: skips unknown scheme %q", where, s.Scheme)
+			return Outcome{}, fmt.Errorf("%s: skips unknown scheme %q", where, s.Scheme)
 		}
 		for _, r := range out.Rows {
 			if r.Scheme == s.Scheme {
-				return TaskResult{}, fmt.Errorf("%s: scheme %q both skipped and reported", where, s.Scheme)
+				return Outcome{}, fmt.Errorf("%s: scheme %q both skipped and reported", where, s.Scheme)
 			}
 		}
 	}
-	return TaskResult{TaskKey: k, Rows: out.Rows, Skipped: out.Skipped, Info: out.Info}, nil
+	return out, nil
+}
+
+// units groups key indices into units of work: one key each, or for a
+// Trajectory spec all the keys of one trial.
+func (p *Plan) units(keys []TaskKey) [][]int {
+	var out [][]int
+	if !p.Spec.Trajectory {
+		for i := range keys {
+			out = append(out, []int{i})
+		}
+		return out
+	}
+	byTrial := map[int]int{}
+	for i, k := range keys {
+		u, ok := byTrial[k.Trial]
+		if !ok {
+			u = len(out)
+			byTrial[k.Trial] = u
+			out = append(out, nil)
+		}
+		out[u] = append(out[u], i)
+	}
+	return out
+}
+
+func (p *Plan) runUnit(ctx context.Context, shared any, keys []TaskKey, unit []int) ([]TaskResult, error) {
+	if !p.Spec.Trajectory {
+		r, err := p.RunTask(ctx, shared, keys[unit[0]])
+		return []TaskResult{r}, err
+	}
+	ks := make([]TaskKey, len(unit))
+	for i, j := range unit {
+		ks[i] = keys[j]
+	}
+	return p.RunTrajectory(ctx, shared, ks)
 }
 
 // Execute runs the given tasks on opts.Workers goroutines and returns their
@@ -172,14 +255,15 @@ func (p *Plan) Execute(ctx context.Context, shared any, keys []TaskKey, opts Opt
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = max(1, min(workers, len(keys)))
+	units := p.units(keys)
+	workers = max(1, min(workers, len(units)))
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
 	type done struct {
-		i   int
-		res TaskResult
+		u   int
+		res []TaskResult
 		err error
 	}
 	jobs := make(chan int)
@@ -189,15 +273,15 @@ func (p *Plan) Execute(ctx context.Context, shared any, keys []TaskKey, opts Opt
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range jobs {
-				r, err := p.RunTask(ctx, shared, keys[i])
-				finished <- done{i, r, err}
+			for u := range jobs {
+				r, err := p.runUnit(ctx, shared, keys, units[u])
+				finished <- done{u, r, err}
 			}
 		}()
 	}
 	go func() {
 		defer close(jobs)
-		for i := range keys {
+		for i := range units {
 			select {
 			case jobs <- i:
 			case <-ctx.Done():
@@ -232,11 +316,13 @@ func (p *Plan) Execute(ctx context.Context, shared any, keys []TaskKey, opts Opt
 			if firstErr != nil {
 				continue
 			}
-			results[d.i] = d.res
-			prog.done++
-			if opts.OnTask != nil {
-				if err := opts.OnTask(d.res); err != nil {
-					fail(fmt.Errorf("experiment %s: recording task: %w", p.Spec.ID, err))
+			for j, i := range units[d.u] {
+				results[i] = d.res[j]
+				prog.done++
+				if opts.OnTask != nil {
+					if err := opts.OnTask(d.res[j]); err != nil {
+						fail(fmt.Errorf("experiment %s: recording task: %w", p.Spec.ID, err))
+					}
 				}
 			}
 		case <-ticker.C:

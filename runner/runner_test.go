@@ -11,9 +11,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -52,14 +54,14 @@ func noiseSpec() Spec {
 			var o Outcome
 			off := t.Shared.(float64)
 			for range t.Params.Int("n") {
-				o.Rows = append(o.Rows, Row{"a", "err", t.X + t.Rng.NormFloat64() + off})
+				o.Rows = append(o.Rows, Row{Scheme: "a", Metric: "err", Value: t.X + t.Rng.NormFloat64() + off})
 			}
-			o.Rows = append(o.Rows, Row{"b", "err", math.Abs(t.Rng.NormFloat64()) * t.Params.Float("scale")})
-			o.Rows = append(o.Rows, Row{"b", "aux", float64(t.Trial)})
+			o.Rows = append(o.Rows, Row{Scheme: "b", Metric: "err", Value: math.Abs(t.Rng.NormFloat64()) * t.Params.Float("scale")})
+			o.Rows = append(o.Rows, Row{Scheme: "b", Metric: "aux", Value: float64(t.Trial)})
 			if t.X < 2 {
 				o.Skipped = append(o.Skipped, Skip{"c", fmt.Sprintf("x=%g < 2", t.X)})
 			} else {
-				o.Rows = append(o.Rows, Row{"c", "err", t.X * t.Rng.Float64()})
+				o.Rows = append(o.Rows, Row{Scheme: "c", Metric: "err", Value: t.X * t.Rng.Float64()})
 			}
 			o.Info = map[string]map[string]any{"b": {"iters": 7, "obj": math.NaN()}, "a": {"p": t.Point}}
 			return o, nil
@@ -129,7 +131,7 @@ func TestAddingPointKeepsOtherPoints(t *testing.T) {
 	spec := noiseSpec()
 	spec.Setup = nil
 	spec.Run = func(t Task) (Outcome, error) {
-		return Outcome{Rows: []Row{{"a", "err", t.Rng.NormFloat64()}, {"b", "err", t.Rng.Float64()}}}, nil
+		return Outcome{Rows: []Row{{Scheme: "a", Metric: "err", Value: t.Rng.NormFloat64()}, {Scheme: "b", Metric: "err", Value: t.Rng.Float64()}}}, nil
 	}
 	small := rowsByX(t, mustRun(t, spec, Options{Seed: 7, Sets: []string{"x=1,4"}}))
 	big := rowsByX(t, mustRun(t, spec, Options{Seed: 7, Sets: []string{"x=8, 4, 2.5, 1"}, Workers: 3}))
@@ -159,7 +161,7 @@ func TestSummaryKnownValues(t *testing.T) {
 	spec.Run = func(t Task) (Outcome, error) {
 		// Trial k of 20 reports k+1 (scheme a) and 100-k (scheme b), so the
 		// values are 1..20 and 81..100 in whatever order.
-		return Outcome{Rows: []Row{{"b", "err", float64(100 - t.Trial)}, {"a", "err", float64(t.Trial + 1)}}}, nil
+		return Outcome{Rows: []Row{{Scheme: "b", Metric: "err", Value: float64(100 - t.Trial)}, {Scheme: "a", Metric: "err", Value: float64(t.Trial + 1)}}}, nil
 	}
 	res := mustRun(t, spec, Options{Trials: 20, Sets: []string{"x=3"}})
 	got := Summarize(res)
@@ -182,7 +184,7 @@ func TestSummaryOrderAndNaN(t *testing.T) {
 		if t.X == 4 && t.Trial == 1 {
 			v = math.NaN()
 		}
-		return Outcome{Rows: []Row{{"c", "aux", 1}, {"c", "err", v}, {"a", "err", 1}}}, nil
+		return Outcome{Rows: []Row{{Scheme: "c", Metric: "aux", Value: 1}, {Scheme: "c", Metric: "err", Value: v}, {Scheme: "a", Metric: "err", Value: 1}}}, nil
 	}
 	got := Summarize(mustRun(t, spec, Options{Trials: 3, Sets: []string{"x=4,1"}}))
 	var keys []string
@@ -366,7 +368,9 @@ func TestTaskErrorNamesTask(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "x=2 trial 3") || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("error %v should name x=2 trial 3", err)
 	}
-	spec.Run = func(t Task) (Outcome, error) { return Outcome{Rows: []Row{{"zz", "err", 1}}}, nil }
+	spec.Run = func(t Task) (Outcome, error) {
+		return Outcome{Rows: []Row{{Scheme: "zz", Metric: "err", Value: 1}}}, nil
+	}
 	if _, err := Run(context.Background(), spec, Options{}); err == nil || !strings.Contains(err.Error(), `"zz"`) {
 		t.Errorf("unknown scheme: %v", err)
 	}
@@ -510,5 +514,56 @@ func TestWrite(t *testing.T) {
 	entries, _ = os.ReadDir(dir)
 	if len(entries) != len(want) {
 		t.Errorf("after rewrite: %d entries", len(entries))
+	}
+}
+
+func TestTrajectorySplitsRowsByCheckpoint(t *testing.T) {
+	// One call per trial; a random walk observed at the checkpoints. The
+	// rows land at their checkpoints, results do not depend on the number
+	// of workers, and a row off the checkpoint list is an error.
+	calls := 0
+	var mu sync.Mutex
+	spec := Spec{
+		ID: "walk", X: "steps", Metrics: []string{"pos"}, Schemes: []string{"w"}, Trials: 3, Trajectory: true,
+		Params: []Param{{Name: "steps", Kind: Int, Default: "1,10,100"}},
+		Run: func(t Task) (Outcome, error) {
+			mu.Lock()
+			calls++
+			mu.Unlock()
+			if !math.IsNaN(t.X) || t.Point != -1 {
+				return Outcome{}, fmt.Errorf("trajectory task got X=%v point %d", t.X, t.Point)
+			}
+			var o Outcome
+			pos, done := 0.0, 0
+			for _, c := range t.Params.XList() {
+				for ; done < int(c); done++ {
+					pos += t.Rng.NormFloat64()
+				}
+				o.Rows = append(o.Rows, Row{Scheme: "w", Metric: "pos", Value: pos, X: c})
+			}
+			return o, nil
+		},
+	}
+	a, err := Run(context.Background(), spec, Options{Workers: 1, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Run(context.Background(), spec, Options{Workers: 3, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 6 || len(a.Tasks) != 9 || !reflect.DeepEqual(a.Tasks, b.Tasks) {
+		t.Fatalf("%d calls, %d records; equal across workers: %v", calls, len(a.Tasks), reflect.DeepEqual(a.Tasks, b.Tasks))
+	}
+	for _, tr := range a.Tasks {
+		if len(tr.Rows) != 1 {
+			t.Fatalf("task %+v has %d rows", tr.TaskKey, len(tr.Rows))
+		}
+	}
+	spec.Run = func(t Task) (Outcome, error) {
+		return Outcome{Rows: []Row{{Scheme: "w", Metric: "pos", Value: 1, X: 5}}}, nil
+	}
+	if _, err := Run(context.Background(), spec, Options{}); err == nil || !strings.Contains(err.Error(), "not a checkpoint") {
+		t.Fatalf("row off the checkpoints: %v", err)
 	}
 }

@@ -71,6 +71,11 @@ type Spec struct {
 	Setup func(v Values, rng *rand.Rand) (any, error)
 	// Run executes one task. It must be deterministic given Task.Rng.
 	Run func(t Task) (Outcome, error)
+	// Trajectory marks an experiment whose X values are checkpoints along
+	// one run (e.g. numbers of computed gradients): each trial is a single
+	// call of Run with the whole list in Task.Params (Task.X is NaN), and
+	// every returned Row says with Row.X which checkpoint it belongs to.
+	Trajectory bool
 }
 
 // Task is one (sweep point, trial) unit of work.
@@ -91,6 +96,8 @@ type Row struct {
 	Scheme string  `json:"scheme"`
 	Metric string  `json:"metric"`
 	Value  float64 `json:"value"`
+	// X is the checkpoint of the row in a Trajectory spec; otherwise unused.
+	X float64 `json:"x,omitempty"`
 }
 
 // Skip records a scheme that cannot run at a sweep point (e.g. OMA with
