@@ -56,8 +56,10 @@ type Optimizer struct {
 	// start and final values.
 	Trace bool
 	// Observe, if set, is called after every iteration with the iteration
-	// count (1-based) and the current map (valid only during the call).
-	Observe func(iter int, m Map)
+	// count (1-based), the gradient evaluations so far (each costs N_b·S
+	// per-example gradients; L-BFGS line searches make it exceed the
+	// iterations) and the current map (valid only during the call).
+	Observe func(iter, evaluations int, m Map)
 }
 
 // Defaults of the step-free optimisers.
@@ -310,7 +312,7 @@ func (v *Variational) firstOrder(rng *rand.Rand, init Map, f0 float64, opt Optim
 			fit.Objective = append(fit.Objective, f)
 		}
 		if opt.Observe != nil {
-			opt.Observe(t, m)
+			opt.Observe(t, fit.Evaluations, m)
 		}
 		if stop != nil {
 			if err := stop.observe(m, t); err != nil {
@@ -407,7 +409,7 @@ func (v *Variational) lbfgs(init Map, f0 float64, opt Optimizer, stop *earlyStop
 				unflattenMap(m, loc.X)
 			}
 			if opt.Observe != nil {
-				opt.Observe(fit.Iters, m)
+				opt.Observe(fit.Iters, fit.Evaluations, m)
 			}
 			if stop != nil {
 				return stop.observe(m, fit.Iters)

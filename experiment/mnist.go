@@ -92,14 +92,7 @@ func mnistSpec(pv probitVariant, metrics []string) runner.Spec {
 			if _, err := enabledSchemes(v, probitSchemes); err != nil {
 				return err
 			}
-			if strings.TrimSpace(v.String("data_dir")) == "" {
-				return fmt.Errorf("data_dir: set it to a directory holding the MNIST IDX files %s, %s, %s and %s (plain or .gz), e.g. --set data_dir=/data/mnist; with only the two t10k files add --set split=t10k",
-					dataset.MNISTTrainImages, dataset.MNISTTrainLabels, dataset.MNISTTestImages, dataset.MNISTTestLabels)
-			}
-			if v.Int("class_a") == v.Int("class_b") {
-				return fmt.Errorf("class_a and class_b are both %d: choose two different digits", v.Int("class_a"))
-			}
-			return nil
+			return validateMNIST(v)
 		},
 		Setup: func(v runner.Values, rng *rand.Rand) (any, error) { return newMNISTProblem(v, rng) },
 		Run:   runProbitTrial,
@@ -144,4 +137,16 @@ func newProbitReference(train, test dataset.Set, v runner.Values, rng *rand.Rand
 	p.refMoment = metric.SecondMoment(ref)
 	p.refPred = model.PredictiveProb(nil, ref, test.U)
 	return p, nil
+}
+
+// validateMNIST checks the data parameters before any work starts.
+func validateMNIST(v runner.Values) error {
+	if strings.TrimSpace(v.String("data_dir")) == "" {
+		return fmt.Errorf("data_dir: set it to a directory holding the MNIST IDX files %s, %s, %s and %s (plain or .gz), e.g. --set data_dir=/data/mnist; with only the two t10k files add --set split=t10k",
+			dataset.MNISTTrainImages, dataset.MNISTTrainLabels, dataset.MNISTTestImages, dataset.MNISTTestLabels)
+	}
+	if v.Int("class_a") == v.Int("class_b") {
+		return fmt.Errorf("class_a and class_b are both %d: choose two different digits", v.Int("class_a"))
+	}
+	return nil
 }

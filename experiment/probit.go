@@ -196,30 +196,10 @@ func runProbitTrial(t runner.Task) (runner.Outcome, error) {
 	}
 	freshRng := split(t.Rng)
 
-	shards, err := partition(partRng, v, p.train)
-	if err != nil {
-		return runner.Outcome{}, err
-	}
-	priorVar := v.Float("prior_var")
 	omaS, nomaS := T/k, T
 	factor := v.Int("fresh_factor")
-	chains := make([]sampler.Chain, k)
-	samples := make([]*mat.Dense, k)
-	fresh := make([]*mat.Dense, k)
-	for i, idx := range shards {
-		sh := p.train.Subset(idx)
-		// The 1/K-tempered prior: N(0, Kσ² I) (DESIGN note 6).
-		if chains[i], err = newChain(v.String("sampler"), sh, float64(k)*priorVar); err != nil {
-			return runner.Outcome{}, fmt.Errorf("worker %d (%d points): %w", i+1, len(idx), err)
-		}
-		samples[i] = mat.NewDense(nomaS, p.global.Dim(), nil)
-		fresh[i] = mat.NewDense(factor*nomaS, p.global.Dim(), nil)
-	}
-	if err := sampler.SampleChains(workerRngs, chains, samples, v.Int("burnin")); err != nil {
-		return runner.Outcome{}, err
-	}
-	// Fresh samples continue each worker's chain (same stationary law).
-	if err := sampler.SampleChains(workerRngs, chains, fresh, 0); err != nil {
+	samples, fresh, err := p.workerSamples(v, partRng, workerRngs, nomaS, factor*nomaS)
+	if err != nil {
 		return runner.Outcome{}, err
 	}
 
@@ -271,6 +251,42 @@ func runProbitTrial(t runner.Task) (runner.Outcome, error) {
 		res.Rows = append(res.Rows, rows...)
 	}
 	return res, nil
+}
+
+// workerSamples partitions the training set and draws, on every worker's
+// shard, n samples of its subposterior (after burn-in) and then nFresh more
+// from the same chain (same stationary law), the chains running in
+// parallel with one stream each.
+func (p *probitProblem) workerSamples(v runner.Values, partRng *rand.Rand, rngs []*rand.Rand, n, nFresh int) (samples, fresh []*mat.Dense, err error) {
+	shards, err := partition(partRng, v, p.train)
+	if err != nil {
+		return nil, nil, err
+	}
+	k := len(shards)
+	chains := make([]sampler.Chain, k)
+	samples = make([]*mat.Dense, k)
+	fresh = make([]*mat.Dense, k)
+	for i, idx := range shards {
+		sh := p.train.Subset(idx)
+		// The 1/K-tempered prior: N(0, Kσ² I) (DESIGN note 6).
+		if chains[i], err = newChain(v.String("sampler"), sh, float64(k)*v.Float("prior_var")); err != nil {
+			return nil, nil, fmt.Errorf("worker %d (%d points): %w", i+1, len(idx), err)
+		}
+		samples[i] = mat.NewDense(n, p.global.Dim(), nil)
+	}
+	if err := sampler.SampleChains(rngs, chains, samples, v.Int("burnin")); err != nil {
+		return nil, nil, err
+	}
+	if nFresh == 0 {
+		return samples, nil, nil
+	}
+	for i := range fresh {
+		fresh[i] = mat.NewDense(nFresh, p.global.Dim(), nil)
+	}
+	if err := sampler.SampleChains(rngs, chains, fresh, 0); err != nil {
+		return nil, nil, err
+	}
+	return samples, fresh, nil
 }
 
 // measure computes err2 and the predictive KL on the in-sample and the

@@ -1,0 +1,284 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+
+	"wcmc/channel"
+	"wcmc/consensus"
+	"wcmc/metric"
+	"wcmc/runner"
+	"wcmc/sampler"
+)
+
+// Figs. 4 and 9: err2 against the number of per-example gradients
+// ∇ log p(θ, z_n) computed at the server. WVCMC with S samples costs
+// N_b·S gradients per objective gradient (DESIGN note 8), SGLD N_b per
+// iteration; SGLD ignores the workers. Each trial follows one optimisation
+// path and one SGLD chain and reports err2 at every checkpoint of the
+// gradient budget (x = gradients): the map of the last iterate within
+// budget, and the SGLD samples kept (after burn-in) within budget.
+
+// SchemeSGLD is centralised stochastic gradient Langevin dynamics at the
+// server (eq: update SGLD).
+const SchemeSGLD = "sgld"
+
+var gradientSchemes = []string{SchemeWVCMCOMA, SchemeWVCMCNOMA, SchemeSGLD}
+
+func init() {
+	register(gradientSpec("probit-gradients", "Fig. 4",
+		"probit (d = 5): err2 vs gradients computed at the server, WVCMC (S = 50, 15 dB) vs SGLD",
+		probitParams(), map[string]string{"snr_db": "15", "sgld_batch": "500", "sgld_gamma": "0.7", "sgld_burnin": "10000"},
+		map[string]string{"trials": "2", "N": "2000", "ref_samples": "2000", "gradients": "1e5,1e6,1e7", "sgld_burnin": "1000"},
+		100, newProbitProblem, nil))
+	register(gradientSpec("mnist-gradients", "Fig. 9",
+		"MNIST 0 vs 1 (PCA 30): err2 vs gradients computed at the server, WVCMC (S = 50, 30 dB) vs SGLD",
+		mnistParams(), map[string]string{"snr_db": "30", "K": "10", "sgld_batch_frac": "0.05", "sgld_gamma": "0.52", "sgld_burnin": "80000"},
+		map[string]string{"trials": "2", "ref_samples": "1000", "gradients": "1e5,1e6", "sgld_burnin": "1000", "pca_dim": "10"},
+		100, newMNISTProblem, validateMNIST))
+}
+
+func gradientSpec(id, fig, desc string, base []runner.Param, defaults, quick map[string]string, trials int,
+	setup func(runner.Values, *rand.Rand) (*probitProblem, error), validate func(runner.Values) error) runner.Spec {
+	var params []runner.Param
+	for _, p := range base {
+		switch p.Name {
+		case "T", "fresh_factor":
+			continue // T follows from S; no fresh signals here
+		}
+		params = append(params, p)
+	}
+	params = append(params,
+		runner.Param{Name: "gradients", Kind: runner.Float, Default: "1e5,3e5,1e6,3e6,1e7,3e7,1e8", Doc: "checkpoints: numbers of per-example gradients computed at the server", Min: 1, HasMin: true},
+		intParam("S", "50", "samples per worker and per output (T = K·S blocks under OMA, S under NOMA)", 2),
+		intParam("sgld_batch", "0", "SGLD minibatch N_b (0: use sgld_batch_frac)", 0),
+		runner.Param{Name: "sgld_batch_frac", Kind: runner.Float, Default: "0", Doc: "SGLD minibatch as a fraction of N, when sgld_batch is 0", Min: 0, Max: 1, HasMin: true, HasMax: true},
+		positiveParam("sgld_alpha", "0.01", "SGLD step scale α in η_t = α(β+t)^−γ"),
+		positiveParam("sgld_beta", "1", "SGLD step offset β"),
+		runner.Param{Name: "sgld_gamma", Kind: runner.Float, Default: "0.7", Doc: "SGLD step decay γ", Min: 0, Max: 1, HasMin: true, HasMax: true},
+		intParam("sgld_burnin", "10000", "SGLD burn-in iterations t_b", 0),
+	)
+	for i := range params {
+		if d, ok := defaults[params[i].Name]; ok {
+			params[i].Default = d
+		}
+	}
+	return runner.Spec{
+		ID: id, Figure: fig, Description: desc,
+		X: "gradients", XLabel: "per-example gradients computed at the server", LogX: true,
+		Metrics:     []string{"err2"},
+		MetricLabel: map[string]string{"err2": "second-order test error (eq: err2)"},
+		Schemes:     gradientSchemes,
+		Params:      params,
+		Trials:      trials,
+		Quick:       quick,
+		Trajectory:  true,
+		Validate: func(v runner.Values) error {
+			if _, err := enabledSchemes(v, gradientSchemes); err != nil {
+				return err
+			}
+			if v.Int("sgld_batch") == 0 && v.Float("sgld_batch_frac") == 0 {
+				return fmt.Errorf("sgld_batch: set sgld_batch or sgld_batch_frac")
+			}
+			if validate != nil {
+				return validate(v)
+			}
+			return nil
+		},
+		Setup: func(v runner.Values, rng *rand.Rand) (any, error) { return setup(v, rng) },
+		Run:   runGradientTrial,
+	}
+}
+
+func runGradientTrial(t runner.Task) (runner.Outcome, error) {
+	v := t.Params
+	p := t.Shared.(*probitProblem)
+	enabled, err := enabledSchemes(v, gradientSchemes)
+	if err != nil {
+		return runner.Outcome{}, err
+	}
+	checkpoints := v.XList()
+	sort.Float64s(checkpoints)
+	budget := checkpoints[len(checkpoints)-1]
+	k, s, n := v.Int("K"), v.Int("S"), p.train.Len()
+	if k > n {
+		return runner.Outcome{}, fmt.Errorf("K = %d workers for N = %d data points", k, n)
+	}
+	link, err := linkConfig(v)
+	if err != nil {
+		return runner.Outcome{}, err
+	}
+	partRng := split(t.Rng)
+	workerRngs := make([]*rand.Rand, k)
+	for i := range workerRngs {
+		workerRngs[i] = split(t.Rng)
+	}
+	linkRng, optRng, sgldRng := split(t.Rng), split(t.Rng), split(t.Rng)
+
+	var out runner.Outcome
+	out.Info = map[string]map[string]any{}
+	if enabled[SchemeWVCMCOMA] || enabled[SchemeWVCMCNOMA] {
+		samples, _, err := p.workerSamples(v, partRng, workerRngs, s, 0)
+		if err != nil {
+			return runner.Outcome{}, err
+		}
+		batch := int(v.Float("batch_frac")*float64(n) + 0.5)
+		for _, acc := range []struct {
+			name   string
+			access channel.Access
+			key    string
+		}{{SchemeWVCMCOMA, channel.OMA, "oma"}, {SchemeWVCMCNOMA, channel.NOMA, "noma"}} {
+			if !enabled[acc.name] {
+				continue
+			}
+			l := link
+			l.Access = acc.access
+			rx, err := channel.Transmit(linkRng, l, samples)
+			if err != nil {
+				return runner.Outcome{}, err
+			}
+			opt := optimizerFor(v, acc.key, batch)
+			perEval := float64(s) * float64(n)
+			if opt.BatchSize > 0 {
+				perEval = float64(s) * float64(opt.BatchSize)
+			}
+			if opt.Method != consensus.LBFGS {
+				// Iterate until the budget is spent (each iteration is one
+				// gradient evaluation).
+				opt.Iters = int(budget / perEval)
+			}
+			rows, info, err := p.wvcmcPath(optRng, rx, opt, perEval, checkpoints)
+			if err != nil {
+				out.Skipped = append(out.Skipped, runner.Skip{Scheme: acc.name, Reason: err.Error()})
+				continue
+			}
+			for i := range rows {
+				rows[i].Scheme = acc.name
+			}
+			out.Rows = append(out.Rows, rows...)
+			out.Info[acc.name] = info
+		}
+	}
+	if enabled[SchemeSGLD] {
+		rows, err := p.sgldPath(sgldRng, v, checkpoints)
+		if err != nil {
+			out.Skipped = append(out.Skipped, runner.Skip{Scheme: SchemeSGLD, Reason: err.Error()})
+		}
+		out.Rows = append(out.Rows, rows...)
+	}
+	return out, nil
+}
+
+// wvcmcPath optimises the WVCMC map and returns err2 at each checkpoint:
+// that of the last iterate whose cost (evaluations × perEval gradients)
+// is within the checkpoint; the start map costs nothing.
+func (p *probitProblem) wvcmcPath(rng *rand.Rand, rx *channel.Received, opt consensus.Optimizer, perEval float64, checkpoints []float64) ([]runner.Row, map[string]any, error) {
+	init, _, err := consensus.InitialMap(rx)
+	if err != nil {
+		return nil, nil, err
+	}
+	type point struct{ cost, err2 float64 }
+	e0, err := metric.Err2(init.Apply(rx), p.refMoment)
+	if err != nil {
+		return nil, nil, err
+	}
+	path := []point{{0, e0}}
+	var measureErr error
+	opt.Observe = func(_, evals int, m consensus.Map) {
+		e, err := metric.Err2(m.Apply(rx), p.refMoment)
+		if err != nil {
+			measureErr = err
+			return
+		}
+		path = append(path, point{float64(evals) * perEval, e})
+	}
+	target := p.global.Clone()
+	fit, err := consensus.WVCMC(rng, rx, target, init, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	if measureErr != nil {
+		return nil, nil, measureErr
+	}
+	// Past the end of the run the kept map (the best held-out one under
+	// early stopping) is what the server would use.
+	last, err := metric.Err2(fit.Map.Apply(rx), p.refMoment)
+	if err != nil {
+		return nil, nil, err
+	}
+	spent := float64(fit.Evaluations) * perEval
+	var rows []runner.Row
+	for _, c := range checkpoints {
+		e := path[0].err2
+		for _, pt := range path {
+			if pt.cost <= c {
+				e = pt.err2
+			}
+		}
+		if c >= spent {
+			e = last
+		}
+		rows = append(rows, runner.Row{Metric: "err2", Value: e, X: c})
+	}
+	info := map[string]any{"optimizer": fit.Method, "evaluations": fit.Evaluations, "iterations": fit.Iters,
+		"gradients_spent": spent, "status": fit.Status, "guard_shrinks": fit.Shrinks}
+	return rows, info, nil
+}
+
+// sgldPath runs SGLD from a prior draw for the largest budget and returns
+// err2 of the kept samples at each checkpoint that has at least two.
+func (p *probitProblem) sgldPath(rng *rand.Rand, v runner.Values, checkpoints []float64) ([]runner.Row, error) {
+	n, d := p.train.Len(), p.global.Dim()
+	nb := v.Int("sgld_batch")
+	if nb == 0 {
+		nb = max(1, int(v.Float("sgld_batch_frac")*float64(n)+0.5))
+	}
+	nb = min(nb, n)
+	burn := v.Int("sgld_burnin")
+	iters := int(checkpoints[len(checkpoints)-1] / float64(nb))
+	if iters-burn < 2 {
+		return nil, fmt.Errorf("the largest budget allows %d SGLD iterations, not more than the burn-in %d", iters, burn)
+	}
+	theta0 := make([]float64, d)
+	sd := math.Sqrt(v.Float("prior_var"))
+	for i := range theta0 {
+		theta0[i] = sd * rng.NormFloat64()
+	}
+	// The iteration at which each checkpoint's budget is spent.
+	at := map[int][]float64{}
+	for _, c := range checkpoints {
+		at[int(c/float64(nb))] = append(at[int(c/float64(nb))], c)
+	}
+	var rows []runner.Row
+	var measureErr error
+	cfg := sampler.SGLDConfig{
+		Alpha: v.Float("sgld_alpha"), Beta: v.Float("sgld_beta"), Gamma: v.Float("sgld_gamma"),
+		BatchSize: nb, BurnIn: burn, Every: 1,
+		Observe: func(t int, kept *mat.Dense) {
+			cs, ok := at[t]
+			if !ok || kept == nil {
+				return
+			}
+			if r, _ := kept.Dims(); r < 2 {
+				return
+			}
+			e, err := metric.Err2(kept, p.refMoment)
+			if err != nil {
+				measureErr = err
+				return
+			}
+			for _, c := range cs {
+				rows = append(rows, runner.Row{Scheme: SchemeSGLD, Metric: "err2", Value: e, X: c})
+			}
+		},
+	}
+	dst := mat.NewDense(iters-burn, d, nil)
+	if err := sampler.RunSGLD(rng, p.global.Clone(), cfg, theta0, dst); err != nil {
+		return rows, err
+	}
+	return rows, measureErr
+}
