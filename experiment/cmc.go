@@ -309,3 +309,19 @@ func (o *cmcOutput) applyFresh(rng *rand.Rand, link channel.Config, fresh []*mat
 	}
 	return out, nil
 }
+
+// caption is the line under every figure: how WVCMC was optimised and the
+// link, so that a figure says which procedure produced it.
+func caption(v runner.Values) string {
+	var opt string
+	switch v.String("optimizer") {
+	case consensus.SGD:
+		opt = fmt.Sprintf("WVCMC: paper's SGD, η = %s (OMA) / %s (NOMA), t_m = %s / %s",
+			v.Raw("eta_oma"), v.Raw("eta_noma"), v.Raw("iters_oma"), v.Raw("iters_noma"))
+	case consensus.Adam:
+		opt = fmt.Sprintf("WVCMC: Adam, relative step %s, held out %s", v.Raw("adam_step"), v.Raw("holdout"))
+	default:
+		opt = fmt.Sprintf("WVCMC: L-BFGS, held out %s", v.Raw("holdout"))
+	}
+	return fmt.Sprintf("%s; %s fading, l = %s, P = %s", opt, v.Raw("fading"), v.Raw("repetition"), v.Raw("power"))
+}

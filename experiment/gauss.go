@@ -65,7 +65,8 @@ func gaussSpec(id, fig, desc, x, xlabel string, logx bool, subpost, tList, snr s
 		Setup: func(v runner.Values, _ *rand.Rand) (any, error) {
 			return newGaussProblem(v.Int("d"), v.Int("K"), v.String("subposteriors") == "homogeneous")
 		},
-		Run: runGaussTrial,
+		Run:     runGaussTrial,
+		Caption: caption,
 	}
 }
 

@@ -89,8 +89,9 @@ func gradientSpec(id, fig, desc string, base []runner.Param, defaults, quick map
 			}
 			return nil
 		},
-		Setup: func(v runner.Values, rng *rand.Rand) (any, error) { return setup(v, rng) },
-		Run:   runGradientTrial,
+		Setup:   func(v runner.Values, rng *rand.Rand) (any, error) { return setup(v, rng) },
+		Run:     runGradientTrial,
+		Caption: caption,
 	}
 }
 

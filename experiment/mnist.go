@@ -94,8 +94,9 @@ func mnistSpec(pv probitVariant, metrics []string) runner.Spec {
 			}
 			return validateMNIST(v)
 		},
-		Setup: func(v runner.Values, rng *rand.Rand) (any, error) { return newMNISTProblem(v, rng) },
-		Run:   runProbitTrial,
+		Setup:   func(v runner.Values, rng *rand.Rand) (any, error) { return newMNISTProblem(v, rng) },
+		Run:     runProbitTrial,
+		Caption: caption,
 	}
 }
 

@@ -13,9 +13,7 @@ func floatParam(name, def, doc string) runner.Param {
 }
 
 func positiveParam(name, def, doc string) runner.Param {
-	// Positive floats: the runner checks ≥ Min, so Min is the smallest
-	// positive float; zero is rejected.
-	return runner.Param{Name: name, Kind: runner.Float, Default: def, Doc: doc, Min: 5e-324, HasMin: true}
+	return runner.Param{Name: name, Kind: runner.Float, Default: def, Doc: doc, Positive: true}
 }
 
 func choiceParam(name, def, doc string, choices ...string) runner.Param {

@@ -133,7 +133,8 @@ func probitSpec(pv probitVariant) runner.Spec {
 		Setup: func(v runner.Values, rng *rand.Rand) (any, error) {
 			return newProbitProblem(v, rng)
 		},
-		Run: runProbitTrial,
+		Run:     runProbitTrial,
+		Caption: caption,
 	}
 }
 

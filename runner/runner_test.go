@@ -567,3 +567,17 @@ func TestTrajectorySplitsRowsByCheckpoint(t *testing.T) {
 		t.Fatalf("row off the checkpoints: %v", err)
 	}
 }
+
+func TestPositiveParam(t *testing.T) {
+	spec := Spec{ID: "p", X: "x", Metrics: []string{"m"}, Schemes: []string{"s"}, Trials: 1,
+		Params: []Param{{Name: "x", Kind: Float, Default: "1"}, {Name: "eta", Kind: Float, Default: "0.1", Positive: true}},
+		Run:    func(Task) (Outcome, error) { return Outcome{}, nil }}
+	for _, bad := range []string{"eta=0", "eta=-1e-9"} {
+		if _, _, err := Resolve(spec, []string{bad}, false, 0); err == nil || !strings.Contains(err.Error(), "eta") {
+			t.Errorf("%s: error %v should reject it and name eta", bad, err)
+		}
+	}
+	if _, _, err := Resolve(spec, []string{"eta=1e-300"}, false, 0); err != nil {
+		t.Errorf("tiny positive rejected: %v", err)
+	}
+}

@@ -31,6 +31,8 @@ type Param struct {
 	// Min and Max bound Int and Float values (inclusive) when HasMin/HasMax.
 	Min, Max       float64
 	HasMin, HasMax bool
+	// Positive requires an Int or Float value > 0.
+	Positive bool
 	// Choices, when non-empty, lists the accepted String values.
 	Choices []string
 }
@@ -71,6 +73,9 @@ type Spec struct {
 	Setup func(v Values, rng *rand.Rand) (any, error)
 	// Run executes one task. It must be deterministic given Task.Rng.
 	Run func(t Task) (Outcome, error)
+	// Caption, if set, returns a line printed under each figure's title
+	// (e.g. the settings a reader needs to interpret it).
+	Caption func(v Values) string
 	// Trajectory marks an experiment whose X values are checkpoints along
 	// one run (e.g. numbers of computed gradients): each trial is a single
 	// call of Run with the whole list in Task.Params (Task.X is NaN), and

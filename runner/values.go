@@ -319,6 +319,8 @@ func checkValue(p Param, s string) error {
 		return fmt.Errorf("unknown kind %d", p.Kind)
 	}
 	switch {
+	case p.Positive && !(f > 0):
+		return fmt.Errorf("%s must be > 0", s)
 	case p.HasMin && p.HasMax && (f < p.Min || f > p.Max):
 		return fmt.Errorf("%s is out of range [%s, %s]", s, fmtF(p.Min), fmtF(p.Max))
 	case p.HasMin && f < p.Min:

@@ -71,7 +71,7 @@ func WriteFiles(dir string, res *Result) (files, warnings []string, err error) {
 		if i > 0 {
 			base += "." + m
 		}
-		fs, ws, err := figure.Save(Chart(res.Spec, summary, m), base)
+		fs, ws, err := figure.Save(Chart(res.Spec, res.Values, summary, m), base)
 		figFiles = append(figFiles, fs...)
 		if err != nil {
 			return append(files, figFiles...), warnings, err
@@ -89,13 +89,18 @@ func WriteFiles(dir string, res *Result) (files, warnings []string, err error) {
 // Chart builds the figure of one metric from summary rows: one series per
 // scheme (Spec.Schemes order) of the mean with the 5–95% band, on a log y
 // axis unless the metric is in Spec.LinearY.
-func Chart(spec Spec, summary []SummaryRow, metric string) figure.Chart {
+func Chart(spec Spec, v Values, summary []SummaryRow, metric string) figure.Chart {
 	title := spec.ID
 	if spec.Figure != "" {
 		title = spec.Figure + ": " + spec.ID
 	}
 	if metric != spec.Metrics[0] {
 		title += " (" + metric + ")"
+	}
+	if spec.Caption != nil {
+		if c := spec.Caption(v); c != "" {
+			title += "\n" + c
+		}
 	}
 	ylabel := spec.MetricLabel[metric]
 	if ylabel == "" {

@@ -113,6 +113,8 @@ func rangeOf(p runner.Param) string {
 		return strings.Join(p.Choices, "|")
 	case p.Kind == runner.Bool:
 		return "true|false"
+	case p.Positive:
+		return "> 0"
 	case p.HasMin && p.HasMax:
 		return "[" + f(p.Min) + ", " + f(p.Max) + "]"
 	case p.HasMin:
