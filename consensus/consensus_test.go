@@ -210,24 +210,6 @@ func TestTooFewSamples(t *testing.T) {
 	}
 }
 
-// flatten/unflatten a map for finite differences.
-func flatten(m Map) []float64 {
-	var x []float64
-	for _, w := range m.W {
-		x = append(x, w.RawMatrix().Data...)
-	}
-	return x
-}
-
-func setFlat(m Map, x []float64) {
-	i := 0
-	for _, w := range m.W {
-		data := w.RawMatrix().Data
-		copy(data, x[i:i+len(data)])
-		i += len(data)
-	}
-}
-
 func TestWVCMCGradientMatchesFiniteDifferences(t *testing.T) {
 	const d = 3
 	cs := []*mat.SymDense{toeplitz(d, 0.1), toeplitz(d, 0.5), toeplitz(d, 0.8)}
@@ -261,14 +243,14 @@ func TestWVCMCGradientMatchesFiniteDifferences(t *testing.T) {
 		}
 		probe := m.Clone()
 		num := fd.Gradient(nil, func(x []float64) float64 {
-			setFlat(probe, x)
+			unflattenMap(probe, x)
 			f, err := v.Value(probe)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return f
-		}, flatten(m), &fd.Settings{Formula: fd.Central, Step: 1e-6})
-		ana := flatten(grad)
+		}, flattenMap(m), &fd.Settings{Formula: fd.Central, Step: 1e-6})
+		ana := flattenMap(grad)
 		for i := range ana {
 			// Central differences with step h have error O(h²·f''') plus
 			// rounding O(ε|f|/h) ≈ 1e-9 here; 1e-5 relative to the gradient

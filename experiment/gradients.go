@@ -113,11 +113,7 @@ func runGradientTrial(t runner.Task) (runner.Outcome, error) {
 	if err != nil {
 		return runner.Outcome{}, err
 	}
-	partRng := split(t.Rng)
-	workerRngs := make([]*rand.Rand, k)
-	for i := range workerRngs {
-		workerRngs[i] = split(t.Rng)
-	}
+	partRng, workerRngs := workerStreams(t.Rng, k)
 	linkRng, optRng, sgldRng := split(t.Rng), split(t.Rng), split(t.Rng)
 
 	var out runner.Outcome

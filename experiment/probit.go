@@ -189,12 +189,7 @@ func runProbitTrial(t runner.Task) (runner.Outcome, error) {
 	if err != nil {
 		return runner.Outcome{}, err
 	}
-	// Independent streams: partition and worker chains, then the links.
-	partRng := split(t.Rng)
-	workerRngs := make([]*rand.Rand, k)
-	for i := range workerRngs {
-		workerRngs[i] = split(t.Rng)
-	}
+	partRng, workerRngs := workerStreams(t.Rng, k)
 	freshRng := split(t.Rng)
 
 	omaS, nomaS := T/k, T
@@ -320,6 +315,17 @@ func partition(rng *rand.Rand, v runner.Values, train dataset.Set) ([][]int, err
 		return dataset.PartitionHeterogeneous(rng, train.V, k, v.Float("zeta"))
 	}
 	return dataset.PartitionEqual(rng, train.Len(), k)
+}
+
+// workerStreams splits off rng the independent streams of the data
+// partition and of each of the k workers' chains.
+func workerStreams(rng *rand.Rand, k int) (part *rand.Rand, workers []*rand.Rand) {
+	part = split(rng)
+	workers = make([]*rand.Rand, k)
+	for i := range workers {
+		workers[i] = split(rng)
+	}
+	return part, workers
 }
 
 // split returns a generator seeded from two draws of rng: an independent

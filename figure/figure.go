@@ -9,8 +9,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -19,6 +17,8 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"wcmc/internal/atomicfile"
 )
 
 // Series is one curve: Mean[i] at X[i], with an optional band from Lo[i]
@@ -309,7 +309,7 @@ func Save(c Chart, base string) (files, warnings []string, err error) {
 	for _, ext := range []string{"png", "svg"} {
 		path := base + "." + ext
 		var w []string
-		err := writeAtomic(path, func(f io.Writer) error {
+		err := atomicfile.Write(path, func(f io.Writer) error {
 			var err error
 			w, err = c.Encode(f, ext)
 			return err
@@ -321,32 +321,4 @@ func Save(c Chart, base string) (files, warnings []string, err error) {
 		files = append(files, path)
 	}
 	return files, warnings, nil
-}
-
-// writeAtomic writes path through a temporary file in the same directory,
-// renamed into place only when complete.
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = write(f); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Chmod(f.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"wcmc/figure"
+	"wcmc/internal/atomicfile"
 )
 
 // CSVHeader and SummaryHeader are the header lines of DIR/ID.csv and
@@ -51,7 +52,7 @@ func WriteFiles(dir string, res *Result) (files, warnings []string, err error) {
 	summary := Summarize(res)
 	put := func(name string, write func(io.Writer) error) error {
 		path := filepath.Join(dir, name)
-		if err := writeAtomic(path, write); err != nil {
+		if err := atomicfile.Write(path, write); err != nil {
 			return fmt.Errorf("writing %s: %w", path, err)
 		}
 		files = append(files, path)
@@ -259,32 +260,4 @@ func jsonSafe(v any) any {
 		return out
 	}
 	return v
-}
-
-// writeAtomic writes path through a temporary file in the same directory,
-// renamed into place only when complete and synced.
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = write(f); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Chmod(f.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
