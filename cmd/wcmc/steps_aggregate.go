@@ -1,0 +1,208 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"gonum.org/v1/gonum/mat"
+
+	"wcmc"
+	"wcmc/channel"
+	"wcmc/consensus"
+	"wcmc/model"
+	"wcmc/runner"
+)
+
+func init() {
+	extraCommands = append(extraCommands, func([]runner.Spec) *cobra.Command { return newAggregateCmd() })
+}
+
+// schemeNoiseless is classical CMC on the workers' own samples (no channel).
+const schemeNoiseless = "noiseless"
+
+// The paper's SGD steps (Sec. VI-B), used when --eta is not given.
+const (
+	paperEtaOMA  = 1e-6
+	paperEtaNOMA = 1e-7
+	paperIters   = 50
+)
+
+func newAggregateCmd() *cobra.Command {
+	var (
+		rxPath, scheme, data, optimizer, out string
+		priorVar, holdout, eta               float64
+		iters, batch                         int
+		seed                                 uint64
+	)
+	cmd := &cobra.Command{
+		Use:   "aggregate [flags] [SAMPLES.npy... (noiseless only)]",
+		Short: "The server: turn received signals into global posterior samples",
+		Long: `Map the received signals (the directory written by wcmc transmit, with its
+link.json) to S samples of the global posterior, θ_s = Σ_k W_k y_k^{(s)}, with
+the weights W of one scheme:
+
+  gcmc       Scott et al.'s consensus on the decoded signals (OMA only)
+  wgcmc      the closed-form wireless Gaussian consensus (OMA or NOMA)
+  wvcmc      W minimising the variational free-energy bound (OMA or NOMA);
+             needs the full data set (--data) for the gradient of log p(θ, Z)
+  noiseless  classical CMC on the workers' own samples, no channel: give
+             the sample files instead of --rx (a benchmark)
+
+WVCMC's optimiser (--optimizer): lbfgs (default; full batch, stops on a
+small gradient, a stalled objective, or when the objective on the held-out
+last --holdout fraction of the signals stops improving), adam (minibatches
+of --batch, relative step --eta, default 0.01) or sgd (the paper's fixed
+step --eta, default 1e-6 under OMA and 1e-7 under NOMA, for --iters
+iterations, default 50).
+
+Writes the S×d samples to --out (.npy).`,
+		Example: `  wcmc aggregate --rx rx --scheme wvcmc --data data.csv --out global.npy
+  wcmc aggregate --rx rx --scheme wgcmc --out wgcmc.npy
+  wcmc aggregate --scheme noiseless --out noiseless.npy samples/samples-*.npy`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			changed := cmd.Flags().Changed
+			if scheme != wcmc.WVCMC {
+				for _, f := range []string{"data", "prior-var", "optimizer", "holdout", "eta", "iters", "batch"} {
+					if changed(f) {
+						return fmt.Errorf("--%s applies to --scheme wvcmc only", f)
+					}
+				}
+			}
+			if scheme == schemeNoiseless {
+				if rxPath != "" {
+					return errors.New("--scheme noiseless uses the workers' sample files, not --rx")
+				}
+				_, samples, err := readSamples(args)
+				if err != nil {
+					return err
+				}
+				theta, err := consensus.Noiseless(samples)
+				if err != nil {
+					return fmt.Errorf("%s: %w", schemeNoiseless, err)
+				}
+				if err := writeAll([]outFile{npyFile(out, theta)}); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s global samples to %s (%s)\n", dims(theta), out, schemeNoiseless)
+				return nil
+			}
+			if len(args) > 0 {
+				return fmt.Errorf("unexpected arguments %v: sample files are for --scheme noiseless only", args)
+			}
+			a := wcmc.Aggregation{Scheme: scheme}
+			switch scheme {
+			case wcmc.GCMC, wcmc.WGCMC, wcmc.WVCMC:
+			default:
+				return fmt.Errorf("--scheme %q: want gcmc, wgcmc, wvcmc or noiseless", scheme)
+			}
+			if rxPath == "" {
+				return errors.New("no received signals: give --rx, the directory written by wcmc transmit")
+			}
+			rx, _, err := loadReceived(rxPath)
+			if err != nil {
+				return err
+			}
+			if scheme == wcmc.GCMC && rx.Access != channel.OMA {
+				return fmt.Errorf("gcmc needs one stream per worker (OMA), but %s holds NOMA signals: use wgcmc or wvcmc", rxPath)
+			}
+			if scheme == wcmc.WVCMC {
+				if data == "" {
+					return errors.New("wvcmc needs the data set: give --data FILE.csv (the full training set, label,x1,…,xd)")
+				}
+				set, err := readData(data)
+				if err != nil {
+					return err
+				}
+				if set.Dim() != rx.D {
+					return fmt.Errorf("d mismatch: %s has d = %d covariates, the signals in %s carry d = %d", data, set.Dim(), rxPath, rx.D)
+				}
+				if a.Target, err = model.NewProbit(set.U, set.V, priorVar); err != nil {
+					return fmt.Errorf("%s: %w", data, err)
+				}
+				if a.Optimizer, err = optimizerFlags(optimizer, rx.Access, eta, iters, batch, holdout, changed("holdout")); err != nil {
+					return err
+				}
+			}
+			res, err := wcmc.Aggregate(rx, a, seed)
+			if err != nil {
+				return err
+			}
+			if err := writeAll([]outFile{npyFile(out, res.Theta)}); err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "wrote %s global samples to %s (%s over %s)\n", dims(res.Theta), out, scheme, rx.Access)
+			if fit := res.Fit; fit != nil {
+				fmt.Fprintf(w, "wvcmc: %s, %d iterations, objective %s → %s: %s\n", fit.Method, fit.Iters,
+					fmtFloat(fit.Objective[0]), fmtFloat(fit.Objective[len(fit.Objective)-1]), fit.Status)
+				if res.Fallback {
+					fmt.Fprintln(w, "wvcmc: started from the decoded average E_k^†/K (the GCMC map is singular for S ≤ d)")
+				}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&rxPath, "rx", "", "directory written by wcmc transmit (or its link.json)")
+	f.StringVar(&scheme, "scheme", wcmc.WVCMC, "gcmc, wgcmc, wvcmc or noiseless")
+	f.StringVar(&data, "data", "", "wvcmc: the full data set, CSV rows label,x1,…,xd")
+	f.Float64Var(&priorVar, "prior-var", wcmc.DefaultPriorVar, "wvcmc: variance σ² of the global prior N(0, σ² I), as given to the workers")
+	f.StringVar(&optimizer, "optimizer", consensus.LBFGS, "wvcmc: lbfgs, adam or sgd")
+	f.Float64Var(&holdout, "holdout", wcmc.DefaultHoldout, "wvcmc: fraction of the signals held out to stop lbfgs/adam early (0 = off; sgd: off unless given)")
+	f.Float64Var(&eta, "eta", 0, "wvcmc: sgd step η (default 1e-6 OMA, 1e-7 NOMA) or adam relative step (default 0.01)")
+	f.IntVar(&iters, "iters", 0, "wvcmc: maximum iterations (default 1000 for lbfgs, 50 for sgd and adam)")
+	f.IntVar(&batch, "batch", 0, "wvcmc: minibatch size N_b for sgd/adam (0 = full batch)")
+	f.Uint64Var(&seed, "seed", 1, "random seed (wvcmc minibatches)")
+	f.StringVar(&out, "out", "global.npy", "output .npy file")
+	return cmd
+}
+
+// optimizerFlags builds WVCMC's optimiser settings from the flags. The
+// zero values select each optimiser's documented defaults; with the default
+// flags the result is the library default (L-BFGS, holdout 0.2).
+func optimizerFlags(method string, acc channel.Access, eta float64, iters, batch int, holdout float64, holdoutGiven bool) (consensus.Optimizer, error) {
+	o := consensus.Optimizer{Method: strings.ToLower(method), Eta: eta, Iters: iters, BatchSize: batch, Holdout: holdout}
+	switch {
+	case iters < 0:
+		return o, fmt.Errorf("--iters must be ≥ 0, got %d", iters)
+	case batch < 0:
+		return o, fmt.Errorf("--batch must be ≥ 0, got %d", batch)
+	case eta < 0:
+		return o, fmt.Errorf("--eta must be ≥ 0, got %v", eta)
+	case !(holdout >= 0 && holdout < 1):
+		return o, fmt.Errorf("--holdout must be in [0, 1), got %v", holdout)
+	}
+	switch o.Method {
+	case consensus.LBFGS:
+		if eta != 0 || batch != 0 {
+			return o, errors.New("--eta and --batch do not apply to lbfgs (full batch, no step size)")
+		}
+	case consensus.Adam:
+		if iters == 0 {
+			o.Iters = paperIters
+		}
+	case consensus.SGD:
+		if !holdoutGiven {
+			o.Holdout = 0
+		}
+		if iters == 0 {
+			o.Iters = paperIters
+		}
+		if eta == 0 {
+			o.Eta = paperEtaOMA
+			if acc == channel.NOMA {
+				o.Eta = paperEtaNOMA
+			}
+		}
+	default:
+		return o, fmt.Errorf("--optimizer %q: want lbfgs, adam or sgd", method)
+	}
+	return o, nil
+}
+
+func dims(m *mat.Dense) string {
+	r, c := m.Dims()
+	return fmt.Sprintf("%d×%d", r, c)
+}

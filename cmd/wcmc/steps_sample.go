@@ -1,0 +1,117 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"wcmc"
+	"wcmc/runner"
+	"wcmc/sampler"
+)
+
+func init() {
+	extraCommands = append(extraCommands, func([]runner.Spec) *cobra.Command { return newSampleCmd() })
+}
+
+func newSampleCmd() *cobra.Command {
+	var (
+		shard, out   string
+		worker, k, s int
+		burnin       int
+		priorVar     float64
+		seed         uint64
+	)
+	cmd := &cobra.Command{
+		Use:   "sample",
+		Short: "One worker: draw S subposterior samples from its shard",
+		Long: `Run worker k: draw S samples of its subposterior p(θ)^{1/K} p(Z_k|θ) by
+Albert–Chib Gibbs sampling on its shard, with the global prior N(0, σ² I)
+tempered to N(0, Kσ² I), after --burnin sweeps from the shard's posterior
+mode. Writes an S×d .npy file (samples as rows).
+
+K is read from partition.json beside the shard when --K is not given (and
+must agree with it when both are). The random stream depends only on
+(--seed, --worker), so the workers can run as separate jobs in any order
+and on any machines: the output equals worker k's samples from the
+in-process pipeline (wcmc.SampleWorkers) with the same seed.`,
+		Example: `  wcmc sample --shard shards/shard-3.csv --worker 3 --S 1000 --out samples/samples-3.npy`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if shard == "" {
+				return errors.New("no shard given (--shard shards/shard-k.csv)")
+			}
+			K, err := workerCount(shard, k, cmd.Flags().Changed("K"))
+			if err != nil {
+				return err
+			}
+			if worker < 1 || worker > K {
+				return fmt.Errorf("--worker %d: want 1 ≤ k ≤ K = %d", worker, K)
+			}
+			if s < 1 {
+				return fmt.Errorf("--S must be ≥ 1, got %d", s)
+			}
+			if burnin < 0 {
+				return fmt.Errorf("--burnin must be ≥ 0, got %d", burnin)
+			}
+			if !(priorVar > 0) {
+				return fmt.Errorf("--prior-var must be positive, got %v", priorVar)
+			}
+			data, err := readData(shard)
+			if err != nil {
+				return err
+			}
+			theta, err := wcmc.SampleWorker(data, worker, K, wcmc.Sampling{S: s, BurnIn: burnin, PriorVar: priorVar}, seed)
+			if err != nil {
+				return fmt.Errorf("%s: %w", shard, err)
+			}
+			if out == "" {
+				out = fmt.Sprintf("samples-%d.npy", worker)
+			}
+			if err := writeAll([]outFile{npyFile(out, theta)}); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "worker %d of %d: wrote %d×%d samples of %s (%d points) to %s\n",
+				worker, K, s, data.Dim(), shard, data.Len(), out)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&shard, "shard", "", "the worker's shard, CSV rows label,x1,…,xd")
+	f.IntVar(&worker, "worker", 0, "worker index k, 1…K (required)")
+	f.IntVar(&k, "K", 0, "number of workers K (default: from partition.json beside the shard)")
+	f.IntVar(&s, "S", 1000, "samples to keep")
+	f.IntVar(&burnin, "burnin", sampler.DefaultBurnIn, "Gibbs sweeps discarded first")
+	f.Float64Var(&priorVar, "prior-var", wcmc.DefaultPriorVar, "variance σ² of the global prior N(0, σ² I); the worker uses Kσ²")
+	f.Uint64Var(&seed, "seed", 1, "random seed; worker k's stream derives from (seed, k)")
+	f.StringVar(&out, "out", "", "output .npy file (default samples-<k>.npy)")
+	return cmd
+}
+
+// workerCount returns K from the flag and/or the partition.json beside
+// shard, which must agree when both are present.
+func workerCount(shard string, flagK int, given bool) (int, error) {
+	meta := filepath.Join(filepath.Dir(shard), "partition.json")
+	var p partitionFile
+	err := readJSON(meta, &p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if !given {
+			return 0, fmt.Errorf("--K is required: there is no %s beside %s to read it from", meta, shard)
+		}
+		if flagK < 1 {
+			return 0, fmt.Errorf("--K must be ≥ 1, got %d", flagK)
+		}
+		return flagK, nil
+	case err != nil:
+		return 0, err
+	case p.Format != partitionFormat || p.K < 1:
+		return 0, fmt.Errorf("%s: not a partition.json written by wcmc partition (format %q, K = %d)", meta, p.Format, p.K)
+	case given && flagK != p.K:
+		return 0, fmt.Errorf("--K %d disagrees with K = %d in %s: the prior tempering p(θ)^{1/K} needs the true number of workers", flagK, p.K, meta)
+	}
+	return p.K, nil
+}

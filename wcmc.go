@@ -1,0 +1,371 @@
+// Package wcmc runs wireless consensus Monte Carlo (Liu & Simeone,
+// "Channel-Driven Monte Carlo Sampling for Bayesian Distributed Learning in
+// Wireless Data Centers") on your own data, for Bayesian probit regression
+// (eq: probit model), in a few calls:
+//
+//	data, _ := wcmc.LoadCSV("data.csv")                       // label,x1,…,xd
+//	shards, _ := wcmc.Partition(data, K, seed)                // Z_1, …, Z_K
+//	samples, _ := wcmc.SampleWorkers(shards, sampling, seed)  // θ_k ~ p(θ)^{1/K} p(Z_k|θ)
+//	rx, _ := wcmc.Transmit(samples, link, seed)               // the uplink (OMA or NOMA)
+//	res, _ := wcmc.Aggregate(rx, aggregation, seed)           // GCMC, WGCMC or WVCMC
+//	ref, _ := wcmc.Posterior(data, sampling, seed)            // centralised reference
+//	m, _ := wcmc.Evaluate(res.Theta, ref, testU)              // err2, predictive KL
+//
+// Each step is also a command of the wcmc CLI (wcmc partition, sample,
+// transmit, aggregate, posterior, evaluate) that exchanges .npy and CSV
+// files, so workers can run as separate jobs on separate machines; the CLI
+// calls these functions, and a pipeline run step by step gives the same
+// bits as the same calls made in one process.
+//
+// # Seeds
+//
+// Every function that draws random numbers takes a seed and derives its own
+// generator from it: a PCG (math/rand/v2) whose two 64-bit seeds are
+//
+//	h = m(m(m(seed) ⊕ step) ⊕ k),  PCG(m(h ⊕ 1), m(h ⊕ 2)),
+//
+// with m the SplitMix64 finaliser, step = 1 for Partition, 2 for
+// sampling, 3 for Transmit, 4 for Aggregate and 5 for Posterior, and k the
+// worker index (1, …, K) when sampling, 0 otherwise. Different steps thus
+// never share a stream even with one seed for everything, and worker k's
+// chain depends only on (seed, k): SampleWorker(shard, k, K, s, seed) run
+// alone — in another process, on another machine — returns exactly
+// SampleWorkers(shards, s, seed)[k−1].
+package wcmc
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+
+	"gonum.org/v1/gonum/mat"
+
+	"wcmc/channel"
+	"wcmc/consensus"
+	"wcmc/dataset"
+	"wcmc/metric"
+	"wcmc/model"
+	"wcmc/sampler"
+)
+
+// Step codes of the seed derivation (see the package documentation).
+const (
+	stepPartition = 1
+	stepSample    = 2
+	stepTransmit  = 3
+	stepAggregate = 4
+	stepPosterior = 5
+)
+
+// splitmix64 is the SplitMix64 finaliser (Steele, Lea & Flood 2014).
+func splitmix64(z uint64) uint64 {
+	z += 0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// stream returns the generator of one step (and worker k) for seed.
+func stream(seed uint64, step, k int) *rand.Rand {
+	h := splitmix64(splitmix64(splitmix64(seed)^uint64(step)) ^ uint64(k))
+	return rand.New(rand.NewPCG(splitmix64(h^1), splitmix64(h^2)))
+}
+
+// LoadCSV reads a data set from the CSV file at path: rows
+// "label,x1,…,xd" with labels 0 or 1 and finite covariates, an optional
+// header line (see dataset.ReadCSV). Errors name the file, line and column.
+func LoadCSV(path string) (dataset.Set, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return dataset.Set{}, err
+	}
+	defer f.Close()
+	return dataset.ReadCSV(f, path)
+}
+
+// Partition splits data at random into k shards whose sizes differ by at
+// most one (dataset.PartitionEqual): every point goes to exactly one shard.
+func Partition(data dataset.Set, k int, seed uint64) ([]dataset.Set, error) {
+	if err := data.Validate(); err != nil {
+		return nil, err
+	}
+	idx, err := dataset.PartitionEqual(stream(seed, stepPartition, 0), data.Len(), k)
+	if err != nil {
+		return nil, err
+	}
+	return subsets(data, idx), nil
+}
+
+// PartitionHeterogeneous splits data into k class-skewed shards (the
+// paper's Fig. 7): worker k gets a share ∝ k^{−ζ} of the class-1 points and
+// ∝ (K−k+1)^{−ζ} of the class-0 points (dataset.PartitionHeterogeneous).
+func PartitionHeterogeneous(data dataset.Set, k int, zeta float64, seed uint64) ([]dataset.Set, error) {
+	if err := data.Validate(); err != nil {
+		return nil, err
+	}
+	idx, err := dataset.PartitionHeterogeneous(stream(seed, stepPartition, 0), data.V, k, zeta)
+	if err != nil {
+		return nil, err
+	}
+	return subsets(data, idx), nil
+}
+
+func subsets(data dataset.Set, idx [][]int) []dataset.Set {
+	out := make([]dataset.Set, len(idx))
+	for k, ix := range idx {
+		out[k] = data.Subset(ix)
+	}
+	return out
+}
+
+// DefaultPriorVar is the prior variance σ² of p(θ) = N(0, σ² I) used when
+// Sampling.PriorVar is zero (the paper does not state σ², DESIGN note 6).
+const DefaultPriorVar = 1
+
+// Sampling configures the Albert–Chib Gibbs chains of the workers and of
+// the reference posterior.
+type Sampling struct {
+	// S is the number of samples kept per chain (rows of the output).
+	S int
+	// BurnIn is the number of sweeps discarded first (the paper: 100,
+	// sampler.DefaultBurnIn). Zero means none.
+	BurnIn int
+	// PriorVar is σ² of the global prior N(0, σ² I); worker k of K samples
+	// its subposterior with the tempered prior p(θ)^{1/K} = N(0, Kσ² I)
+	// (eq: subposterior). Zero means DefaultPriorVar.
+	PriorVar float64
+}
+
+func (s Sampling) priorVar() (float64, error) {
+	switch {
+	case s.S < 1:
+		return 0, fmt.Errorf("sampling: S = %d samples, want ≥ 1", s.S)
+	case s.BurnIn < 0:
+		return 0, fmt.Errorf("sampling: burn-in %d, want ≥ 0", s.BurnIn)
+	case s.PriorVar == 0:
+		return DefaultPriorVar, nil
+	case !(s.PriorVar > 0) || math.IsInf(s.PriorVar, 0):
+		return 0, fmt.Errorf("sampling: prior variance σ² = %v, want a positive finite number", s.PriorVar)
+	}
+	return s.PriorVar, nil
+}
+
+// worker prepares worker k's (1-based) chain on shard, of K workers.
+func worker(shard dataset.Set, k, K int, s Sampling) (*sampler.Gibbs, error) {
+	pv, err := s.priorVar()
+	if err != nil {
+		return nil, err
+	}
+	if K < 1 || k < 1 || k > K {
+		return nil, fmt.Errorf("worker %d of K = %d: want 1 ≤ k ≤ K", k, K)
+	}
+	if err := shard.Validate(); err != nil {
+		return nil, fmt.Errorf("worker %d: %w", k, err)
+	}
+	g, err := sampler.NewGibbs(shard.U, shard.V, float64(K)*pv)
+	if err != nil {
+		return nil, fmt.Errorf("worker %d (%d points): %w", k, shard.Len(), err)
+	}
+	return g, nil
+}
+
+// SampleWorker draws s.S samples (rows of the S×d result) of worker k's
+// subposterior p(θ)^{1/K} p(Z_k|θ) (eq: subposterior), k = 1, …, K, by
+// Gibbs sampling on its shard with prior N(0, Kσ² I), after s.BurnIn
+// sweeps from the shard's posterior mode. Its generator depends only on
+// (seed, k), so it equals worker k's output of SampleWorkers.
+func SampleWorker(shard dataset.Set, k, K int, s Sampling, seed uint64) (*mat.Dense, error) {
+	g, err := worker(shard, k, K, s)
+	if err != nil {
+		return nil, err
+	}
+	dst := mat.NewDense(s.S, shard.Dim(), nil)
+	if err := g.Sample(stream(seed, stepSample, k), dst, s.BurnIn); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
+
+// SampleWorkers runs SampleWorker for every shard (K = len(shards)) in
+// parallel, each chain on its own generator, and returns the K sample
+// matrices in worker order. The result does not depend on the number of
+// cores.
+func SampleWorkers(shards []dataset.Set, s Sampling, seed uint64) ([]*mat.Dense, error) {
+	K := len(shards)
+	if K == 0 {
+		return nil, fmt.Errorf("no shards to sample")
+	}
+	chains := make([]*sampler.Gibbs, K)
+	rngs := make([]*rand.Rand, K)
+	dst := make([]*mat.Dense, K)
+	for i, sh := range shards {
+		var err error
+		if chains[i], err = worker(sh, i+1, K, s); err != nil {
+			return nil, err
+		}
+		if i > 0 && sh.Dim() != shards[0].Dim() {
+			return nil, fmt.Errorf("worker %d has d = %d covariates, worker 1 has %d", i+1, sh.Dim(), shards[0].Dim())
+		}
+		rngs[i] = stream(seed, stepSample, i+1)
+		dst[i] = mat.NewDense(s.S, sh.Dim(), nil)
+	}
+	if err := sampler.SampleWorkers(rngs, chains, dst, s.BurnIn); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
+
+// Posterior draws s.S samples of the global posterior p(θ|Z) ∝ N(θ; 0, σ² I)
+// Π_n Φ(s_n θᵀu_n) by Gibbs sampling on the whole data set: the centralised
+// reference that Evaluate compares with (the paper uses S = 20000 after a
+// burn-in of 100, DESIGN note 9).
+func Posterior(data dataset.Set, s Sampling, seed uint64) (*mat.Dense, error) {
+	pv, err := s.priorVar()
+	if err != nil {
+		return nil, err
+	}
+	if err := data.Validate(); err != nil {
+		return nil, err
+	}
+	g, err := sampler.NewGibbs(data.U, data.V, pv)
+	if err != nil {
+		return nil, err
+	}
+	dst := mat.NewDense(s.S, data.Dim(), nil)
+	if err := g.Sample(stream(seed, stepPosterior, 0), dst, s.BurnIn); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
+
+// Transmit sends the workers' samples (K matrices S×d, worker order) once
+// over the uncoded uplink described by link (channel.Transmit): under OMA
+// the server receives y_k = E_k θ_k + n_k per worker (eq: rev signal),
+// under NOMA y = Σ_k E_k θ_k + n (eq: rev signal noma), with the power
+// scales P_k of eq: approx pc and noise variance N0 = P/(m_r 10^{SNR/10}).
+func Transmit(samples []*mat.Dense, link channel.Config, seed uint64) (*channel.Received, error) {
+	return channel.Transmit(stream(seed, stepTransmit, 0), link, samples)
+}
+
+// Aggregation schemes.
+const (
+	// GCMC is Scott et al.'s consensus on the decoded signals, ignoring the
+	// noise (eq: est GCMC result); OMA only.
+	GCMC = "gcmc"
+	// WGCMC is the closed-form wireless Gaussian consensus (eq: est WGCMC
+	// result, eq: est WGCMC result NOMA).
+	WGCMC = "wgcmc"
+	// WVCMC learns the map by minimising the free-energy bound (eq: obj OMA,
+	// eq: obj NOMA; Algorithms 1 and 2); it needs the global target.
+	WVCMC = "wvcmc"
+)
+
+// DefaultHoldout is the fraction of signals WVCMC holds out by default to
+// stop early (as in the paper experiments' defaults).
+const DefaultHoldout = 0.2
+
+// Aggregation configures the server.
+type Aggregation struct {
+	// Scheme is GCMC, WGCMC or WVCMC.
+	Scheme string
+	// Target is the global posterior p(θ|Z) whose gradient WVCMC follows;
+	// for probit data, model.NewProbit(data.U, data.V, σ²) with the σ² the
+	// workers used. Unused by GCMC and WGCMC.
+	Target model.Target
+	// Optimizer configures WVCMC. The zero value means L-BFGS with
+	// Holdout = DefaultHoldout.
+	Optimizer consensus.Optimizer
+}
+
+// Result is the server's output.
+type Result struct {
+	// Theta holds the S global samples θ_s = Σ_k W_k y_k^{(s)} as rows (S×d).
+	Theta *mat.Dense
+	// Map is the learned linear map; it applies unchanged to fresh signals
+	// of the same link (channel.Retransmit).
+	Map consensus.Map
+	// Fit is WVCMC's optimisation report (nil for GCMC and WGCMC).
+	Fit *consensus.Fit
+	// Fallback reports that WVCMC's OMA start point fell back from the GCMC
+	// map (singular when S ≤ d) to the decoded average E_k^†/K.
+	Fallback bool
+}
+
+// Aggregate maps the received signals rx to global-posterior samples with
+// the scheme of a. WVCMC starts from the paper's start point
+// (consensus.InitialMap, DESIGN note 7); its minibatches, if any, come from
+// the generator of seed.
+func Aggregate(rx *channel.Received, a Aggregation, seed uint64) (*Result, error) {
+	res := &Result{}
+	var err error
+	switch a.Scheme {
+	case GCMC:
+		res.Map, err = consensus.GCMC(rx)
+	case WGCMC:
+		res.Map, err = consensus.WGCMC(rx)
+	case WVCMC:
+		if a.Target == nil {
+			return nil, fmt.Errorf("%s needs the global target (Aggregation.Target)", WVCMC)
+		}
+		if a.Target.Dim() != rx.D {
+			return nil, fmt.Errorf("%s: the target has d = %d, the signals carry d = %d", WVCMC, a.Target.Dim(), rx.D)
+		}
+		opt := a.Optimizer
+		if opt.Method == "" {
+			opt = consensus.Optimizer{Method: consensus.LBFGS, Holdout: DefaultHoldout}
+		}
+		var init consensus.Map
+		if init, res.Fallback, err = consensus.InitialMap(rx); err != nil {
+			return nil, fmt.Errorf("%s start point: %w", WVCMC, err)
+		}
+		if res.Fit, err = consensus.WVCMC(stream(seed, stepAggregate, 0), rx, a.Target, init, opt); err == nil {
+			res.Map = res.Fit.Map
+		}
+	default:
+		return nil, fmt.Errorf("unknown scheme %q (want %s, %s or %s)", a.Scheme, GCMC, WGCMC, WVCMC)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", a.Scheme, err)
+	}
+	res.Theta = res.Map.Apply(rx)
+	return res, nil
+}
+
+// Metrics measure global samples against reference samples of the global
+// posterior.
+type Metrics struct {
+	// Err2 is the second-order test error of eq: err2 against the
+	// reference second moment (1/S_g) Σ θ_g θ_gᵀ.
+	Err2 float64
+	// KL is the predictive KL divergence of eq: KL divergence on the test
+	// inputs; NaN when none were given.
+	KL float64
+}
+
+// Evaluate computes err2 of samples (S×d) against reference (S_g×d) and,
+// when test (N_t×d covariates) is not nil, the mean predictive KL
+// divergence KL(p̂ ‖ p̂_g) of their ensemble predictives (eq: pred dist1).
+func Evaluate(samples, reference, test *mat.Dense) (Metrics, error) {
+	_, d := samples.Dims()
+	if _, dr := reference.Dims(); dr != d {
+		return Metrics{}, fmt.Errorf("samples have d = %d, the reference d = %d", d, dr)
+	}
+	m := Metrics{KL: math.NaN()}
+	var err error
+	if m.Err2, err = metric.Err2(samples, metric.SecondMoment(reference)); err != nil {
+		return Metrics{}, err
+	}
+	if test == nil {
+		return m, nil
+	}
+	if _, dt := test.Dims(); dt != d {
+		return Metrics{}, fmt.Errorf("test inputs have d = %d covariates, the samples d = %d", dt, d)
+	}
+	p := model.PredictiveProb(nil, samples, test)
+	q := model.PredictiveProb(nil, reference, test)
+	if m.KL, err = metric.PredictiveKL(p, q); err != nil {
+		return Metrics{}, err
+	}
+	return m, nil
+}
