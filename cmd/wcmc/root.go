@@ -21,7 +21,10 @@ Sampling for Bayesian Distributed Learning in Wireless Data Centers".
 
   wcmc list            the experiments
   wcmc show ID         an experiment's parameters, schemes and metrics
-  wcmc run ID          run a sweep, writing CSV, JSON and figures`,
+  wcmc run ID          run a sweep, writing CSV, JSON and figures
+
+The protocol on your own data, one step per command (files in between):
+  wcmc partition → sample (per worker) → transmit → aggregate; posterior, evaluate`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
