@@ -196,7 +196,7 @@ func SampleWorkers(shards []dataset.Set, s Sampling, seed uint64) ([]*mat.Dense,
 	if K == 0 {
 		return nil, fmt.Errorf("no shards to sample")
 	}
-	chains := make([]*sampler.Gibbs, K)
+	chains := make([]sampler.Chain, K)
 	rngs := make([]*rand.Rand, K)
 	dst := make([]*mat.Dense, K)
 	for i, sh := range shards {
@@ -210,7 +210,7 @@ func SampleWorkers(shards []dataset.Set, s Sampling, seed uint64) ([]*mat.Dense,
 		rngs[i] = stream(seed, stepSample, i+1)
 		dst[i] = mat.NewDense(s.S, sh.Dim(), nil)
 	}
-	if err := sampler.SampleWorkers(rngs, chains, dst, s.BurnIn); err != nil {
+	if err := sampler.SampleChains(rngs, chains, dst, s.BurnIn); err != nil {
 		return nil, err
 	}
 	return dst, nil

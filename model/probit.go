@@ -9,7 +9,6 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // blockElems bounds the margin tile held in scratch: the data are processed
@@ -228,35 +227,21 @@ func (p *Probit) dataTerm(logj []float64, grad *blas64.General, theta, u blas64.
 			gemm(blas.Trans, 1, th, ublk, 0, m)
 			sg := sign[i0 : i0+nr]
 			if logj != nil && grad != nil {
-				// Fused: one erfc and one exp per margin for both terms.
+				// Fused: the special functions once per margin for both terms.
 				for r := 0; r < sr; r++ {
-					row := m.Data[r*nr : (r+1)*nr]
-					var acc float64
-					for j, mv := range row {
-						lp, lam := LogPhiMills(sg[j] * mv)
-						acc += lp
-						row[j] = scale * sg[j] * lam
-					}
-					logj[s0+r] += scale * acc
+					logj[s0+r] += scale * logPhiMillsRow(m.Data[r*nr:(r+1)*nr], sg, scale)
 				}
 				gemm(blas.NoTrans, 1, m, ublk, 1, gr)
 				continue
 			}
 			if logj != nil {
 				for r := 0; r < sr; r++ {
-					var acc float64
-					for j, mv := range m.Data[r*nr : (r+1)*nr] {
-						acc += LogPhi(sg[j] * mv)
-					}
-					logj[s0+r] += scale * acc
+					logj[s0+r] += scale * logPhiRow(m.Data[r*nr:(r+1)*nr], sg)
 				}
 			}
 			if grad != nil {
 				for r := 0; r < sr; r++ {
-					row := m.Data[r*nr : (r+1)*nr]
-					for j, mv := range row {
-						row[j] = scale * sg[j] * InvMills(sg[j]*mv)
-					}
+					invMillsRow(m.Data[r*nr:(r+1)*nr], sg, scale)
 				}
 				gemm(blas.NoTrans, 1, m, ublk, 1, gr)
 			}
@@ -269,12 +254,22 @@ func (p *Probit) dataTerm(logj []float64, grad *blas64.General, theta, u blas64.
 // allocates) otherwise.
 const gemmTileRows, gemmTileCols = 64, 192
 
+// singleGemm makes gemm issue one BLAS call per product instead of tiles:
+// set by the openblas build (blas_openblas.go), whose library blocks and
+// packs large products itself.
+var singleGemm = false
+
 // gemm computes C = α A op(B) + β C (op(B) = B or Bᵀ) as a sequence of
 // tiles of C small enough for gonum's serial kernel, so it neither
 // allocates nor starts goroutines (callers parallelise over tasks). Each
 // entry of C is still one dot product over the full inner dimension, so
-// the result does not depend on the tiling.
+// the result does not depend on the tiling. With singleGemm it is one
+// call.
 func gemm(tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
+	if singleGemm {
+		blas64.Gemm(blas.NoTrans, tB, alpha, a, b, beta, c)
+		return
+	}
 	k := a.Cols
 	for i0 := 0; i0 < c.Rows; i0 += gemmTileRows {
 		mi := min(gemmTileRows, c.Rows-i0)
@@ -474,7 +469,7 @@ func PredictiveProb(dst []float64, theta, u *mat.Dense) []float64 {
 		}
 		for r := 0; r < s; r++ {
 			for j, mv := range m.Data[r*nr : (r+1)*nr] {
-				out[j] += distuv.UnitNormal.CDF(mv)
+				out[j] += normCDF(mv)
 			}
 		}
 		floats.Scale(1/float64(s), out)

@@ -3,14 +3,11 @@ package sampler
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-		"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/mat"
 
 	"wcmc/model"
 )
@@ -40,15 +37,17 @@ const DefaultBurnIn = 100
 // triangular solves and without ever forming C.
 //
 // A Gibbs value is not safe for concurrent use; distinct values share
-// nothing mutable and may run in parallel (see SampleWorkers).
+// nothing mutable and may run in parallel (see SampleChains).
 type Gibbs struct {
-	u      blas64.General    // N×d covariates (not copied)
-	sign   []float64         // s_n = 2v_n − 1
-	r      blas64.Triangular // upper Cholesky factor of the precision P
-	theta  []float64         // current θ
-	kappa  []float64         // current κ
-	theta0 []float64         // MAP start
-	b      []float64         // Uᵀκ accumulator
+	u      blas64.General // N×d covariates (not copied)
+	sign   []float64      // s_n = 2v_n − 1
+	r      []float64      // upper Cholesky factor R of the precision P, d×d row-major
+	rt     []float64      // Rᵀ, d×d row-major
+	theta  []float64      // current θ
+	kappa  []float64      // current κ
+	theta0 []float64      // MAP start
+	b      []float64      // Uᵀκ accumulator
+	latent *latentScratch // DrawLatent's working space
 }
 
 // NewGibbs prepares a Gibbs sampler for the probit posterior with data U
@@ -70,11 +69,12 @@ func NewGibbs(u *mat.Dense, v []float64, priorVar float64) (*Gibbs, error) {
 		prec.SetSym(i, i, prec.At(i, i)+1/priorVar)
 	}
 	g := &Gibbs{
-		u:     u.RawMatrix(),
-		sign:  p.Signs(),
-		kappa: make([]float64, p.NumData()),
-		theta: make([]float64, d),
-		b:     make([]float64, d),
+		u:      u.RawMatrix(),
+		sign:   p.Signs(),
+		kappa:  make([]float64, p.NumData()),
+		theta:  make([]float64, d),
+		b:      make([]float64, d),
+		latent: new(latentScratch),
 	}
 	var chol mat.Cholesky
 	if ok := chol.Factorize(prec); !ok {
@@ -82,7 +82,14 @@ func NewGibbs(u *mat.Dense, v []float64, priorVar float64) (*Gibbs, error) {
 	}
 	var tri mat.TriDense
 	chol.UTo(&tri)
-	g.r = tri.RawTriangular()
+	g.r = make([]float64, d*d)
+	g.rt = make([]float64, d*d)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			g.r[i*d+j] = tri.At(i, j)
+			g.rt[j*d+i] = tri.At(i, j)
+		}
+	}
 	g.theta0, err = p.MAP(nil)
 	if err != nil {
 		return nil, fmt.Errorf("gibbs: starting point: %w", err)
@@ -116,92 +123,271 @@ func (g *Gibbs) Start(theta0 []float64) {
 	copy(g.theta, theta0)
 }
 
-// sweepBlockElems bounds the entries of U in one block of a sweep
-// (16 KiB), so that a block read from memory in the margin pass is still
-// in the L1 cache for the accumulation pass.
+// sweepBlockElems bounds the entries of U in one block of a sweep with
+// d > smallDim (16 KiB), so that a block read from memory in the margin
+// pass is still in the L1 cache for the accumulation pass.
 const sweepBlockElems = 2048
 
 // Sweep performs one Gibbs sweep: κ | θ then θ | κ. It makes one pass over
-// the rows of U from memory, in blocks of ⌈2048/d⌉ rows: for each block,
-// the margins m_n = u_nᵀθ, then the draws κ_n ~ N(m_n, 1) truncated by v_n
-// (eq: sample latent variable), then Uᵀκ += Σ_n κ_n u_n while the block is
-// still in cache. For d > 8 the dot products and updates are the row
-// kernels dot and axpy (fixed FMA arithmetic, see kernel.go); for d ≤ 8
-// plain loops, for which call overhead would dominate. It does not
-// allocate.
+// the rows of U from memory, in blocks (about 16 KiB of U for d > 8, 1024
+// rows for d ≤ 8): for each block, the margins m_n = u_nᵀθ, then the draws
+// κ_n ~ N(m_n, 1) truncated by v_n (eq: sample latent variable, see
+// DrawLatent), then Uᵀκ += Σ_n κ_n u_n while the block is still in cache;
+// then θ | κ (eq: sample posterior). It does not allocate.
 func (g *Gibbs) Sweep(rng *rand.Rand) {
+	if g.u.Cols > smallDim {
+		g.sweepRows(rng)
+	} else {
+		g.sweepCols(rng)
+	}
+	g.drawTheta(rng, g.b)
+}
+
+// sweepRows is Sweep's pass for d > smallDim: the dot products and
+// updates use the row kernels (kernel.go: fixed FMA arithmetic, AVX on
+// amd64), four rows at a time, and the next block is prefetched while the
+// latent variables are drawn.
+func (g *Gibbs) sweepRows(rng *rand.Rand) {
 	d, stride := g.u.Cols, g.u.Stride
 	data := g.u.Data
 	theta, acc := g.theta[:d], g.b[:d]
 	clear(acc)
-	bs := max(1, sweepBlockElems/d)
+	bs := max(4, sweepBlockElems/d&^3)
 	n := len(g.sign)
 	for n0 := 0; n0 < n; n0 += bs {
 		n1 := min(n, n0+bs)
 		kap, sg := g.kappa[n0:n1], g.sign[n0:n1]
 		blk := data[n0*stride:]
-		if d > smallDim {
-			for i := range kap {
-				kap[i] = dot(blk[i*stride:i*stride+d], theta)
-			}
-		} else {
-			for i := range kap {
-				row := blk[i*stride : i*stride+d]
-				var m float64
-				for j, x := range row {
-					m += x * theta[j]
-				}
-				kap[i] = m
-			}
+		nr := len(kap)
+		i := 0
+		for ; i+4 <= nr; i += 4 {
+			dot4((*[4]float64)(kap[i:i+4]), blk[i*stride:], stride, theta)
 		}
-		drawLatent(rng, kap, sg)
-		if d > smallDim {
-			for i, k := range kap {
-				axpy(k, blk[i*stride:i*stride+d], acc)
-			}
-		} else {
-			for i, k := range kap {
-				row := blk[i*stride : i*stride+d]
-				for j, x := range row {
-					acc[j] += k * x
-				}
-			}
+		for ; i < nr; i++ {
+			kap[i] = dot(blk[i*stride:i*stride+d], theta)
+		}
+		if n1 < n {
+			// The next block streams in while this one is processed.
+			prefetch(data[n1*stride : min(n, n1+bs)*stride])
+		}
+		g.latent.draw(rng, kap, sg, nil, 0, nil)
+		i = 0
+		for ; i+4 <= nr; i += 4 {
+			axpy4((*[4]float64)(kap[i:i+4]), blk[i*stride:], stride, acc)
+		}
+		for ; i < nr; i++ {
+			axpy(kap[i], blk[i*stride:i*stride+d], acc)
 		}
 	}
-	g.drawTheta(rng, acc)
 }
 
-// drawLatent replaces each margin kap[i] = m by a draw of
-// κ ~ N(m, 1) truncated to the side of s = sg[i]: κ = m + sX with
-// X ~ N(0, 1) | X > −sm (StdNormalAbove). The common case −sm ≤ 0 — the
-// point on the side its label predicts — tries one plain normal draw
-// inline first, which is StdNormalAbove's own first step.
-func drawLatent(rng *rand.Rand, kap, sg []float64) {
+// sweepCols is Sweep's pass for d ≤ smallDim, where calls per row would
+// dominate: blocks of 1024 rows (in L1 or L2 at these d); the margins
+// (…((u_n0θ_0 + u_n1θ_1) + u_n2θ_2) …) are computed inside the first round
+// of the latent draws, and Uᵀκ column by column, each block adding the
+// partial sums s_r over its rows i ≡ r (mod 4) as (s₀+s₁)+(s₂+s₃), so that
+// the rows' sums are independent and pipeline.
+func (g *Gibbs) sweepCols(rng *rand.Rand) {
+	d, stride := g.u.Cols, g.u.Stride
+	data := g.u.Data
+	theta, acc := g.theta[:d], g.b[:d]
+	clear(acc)
+	sc := g.latent
+	n := len(g.sign)
+	for n0 := 0; n0 < n; n0 += latentChunk {
+		n1 := min(n, n0+latentChunk)
+		kap, sg := g.kappa[n0:n1], g.sign[n0:n1]
+		blk := data[n0*stride:]
+		sc.draw(rng, kap, sg, blk, stride, theta)
+		nr := len(kap)
+		for j := range acc {
+			col := blk[j:]
+			var s0, s1, s2, s3 float64
+			i := 0
+			for ; i+4 <= nr; i += 4 {
+				s0 += kap[i] * col[i*stride]
+				s1 += kap[i+1] * col[(i+1)*stride]
+				s2 += kap[i+2] * col[(i+2)*stride]
+				s3 += kap[i+3] * col[(i+3)*stride]
+			}
+			for ; i < nr; i++ {
+				s0 += kap[i] * col[i*stride]
+			}
+			acc[j] += (s0 + s1) + (s2 + s3)
+		}
+	}
+}
+
+// latentChunk is the number of entries DrawLatent processes at a time
+// (its scratch lives on the stack), and roundMin the number of pending
+// entries below which the rest are finished one by one.
+const (
+	latentChunk = 1024
+	roundMin    = 8
+)
+
+// DrawLatent replaces each margin kappa[i] = m_i by a draw of the latent
+// variable of eq: sample latent variable,
+//
+//	κ_i ~ N(m_i, 1) truncated to κ_i > 0 if sign[i] = +1, κ_i ≤ 0 if −1,
+//
+// that is κ_i = m_i + s_i X_i with X_i ~ N(0, 1) | X_i > a_i, a_i = −s_i m_i.
+// Each X_i is an exact rejection-sampling draw, but the entries are
+// processed in rounds rather than one at a time: every round makes one
+// proposal for each pending entry, keeps it if accepted and carries the
+// others to the next round. The first round proposes Z (a_i ≤ 0) or |Z|
+// (a_i > 0), Z ~ N(0, 1), for all entries (most are accepted: the points
+// on the side their label predicts); the rejected ones continue with the
+// plain normal (a_i ≤ 0), half-normal (0 < a_i < 0.257) or Robert's
+// exponential proposal (see StdNormalAbove), and the last few (fewer than
+// 8 of a kind) are finished by StdNormalAbove itself. A round has no
+// data-dependent branches, which on this kernel matters more than the
+// proposals spent. It works in chunks of 1024 entries with 28 KiB of
+// scratch on the stack (so it suits batches of hundreds or more), panics
+// if len(sign) < len(kappa) and does not allocate.
+func DrawLatent(rng *rand.Rand, kappa, sign []float64) {
+	var sc latentScratch
+	sign = sign[:len(kappa)]
+	for c0 := 0; c0 < len(kappa); c0 += latentChunk {
+		kap := kappa[c0:min(len(kappa), c0+latentChunk)]
+		sc.draw(rng, kap, sign[c0:c0+len(kap)], nil, 0, nil)
+	}
+}
+
+// latentScratch is DrawLatent's working space for one chunk.
+type latentScratch struct {
+	zbuf, ebuf [latentChunk]float64
+	idx        [latentChunk]int32
+	bnd        [latentChunk]float64
+}
+
+// draw does DrawLatent for one chunk (len(kap) ≤ latentChunk). If rows is
+// not nil, the margins are not read from kap but computed in the first
+// round as m_i = (…((u_i0θ_0 + u_i1θ_1) + u_i2θ_2) …) from the rows
+// u_i = rows[i*stride:i*stride+len(theta)].
+func (sc *latentScratch) draw(rng *rand.Rand, kap, sg []float64, rows []float64, stride int, theta []float64) {
+	z := sc.zbuf[:len(kap)]
 	sg = sg[:len(kap)]
-	for i, m := range kap {
+	fillNormal(rng, z)
+	np := 0
+	idx, bnd := &sc.idx, &sc.bnd
+	for i := range kap {
+		var m float64
+		if rows == nil {
+			m = kap[i]
+		} else {
+			for j, x := range rows[i*stride : i*stride+len(theta)] {
+				m += x * theta[j]
+			}
+		}
 		s := sg[i]
 		a := -s * m
-		var x float64
-		if a <= 0 {
-			if x = rng.NormFloat64(); !(x > a) {
-				x = StdNormalAbove(rng, a)
-			}
-		} else {
-			x = StdNormalAbove(rng, a)
-		}
+		// |Z| when a ≥ +0 (sign bit of a clear), Z otherwise.
+		x := math.Float64frombits(math.Float64bits(z[i]) &^ (^math.Float64bits(a) & (1 << 63)))
 		kap[i] = m + s*x
+		idx[np], bnd[np] = int32(i), a
+		if !(x > a) {
+			np++
+		}
+	}
+	if np > 0 {
+		latentRounds(rng, kap, sg, idx[:np], bnd[:np], &sc.zbuf, &sc.ebuf)
+	}
+}
+
+// latentRounds finishes DrawLatent for the entries idx (bounds bnd) of kap
+// whose first proposal was rejected. Each class of bound gets rounds of
+// StdNormalAbove's proposal for it — a ≤ 0: Z; 0 < a < halfNormalMax: |Z|;
+// otherwise Robert's exponential proposal — while at least roundMin
+// entries of the class are pending; StdNormalAbove finishes the rest. The
+// margin is m = −s·a exactly (s = ±1). An entry with a NaN bound (a NaN
+// margin) is set to NaN.
+func latentRounds(rng *rand.Rand, kap, sg []float64, idx []int32, bnd []float64, zbuf, ebuf *[latentChunk]float64) {
+	// Partition: the normal and half-normal classes first, then Robert's.
+	lo, hi := 0, len(idx)
+	for lo < hi {
+		switch a := bnd[lo]; {
+		case math.IsNaN(a):
+			kap[idx[lo]] = a
+			hi--
+			idx[lo], bnd[lo] = idx[hi], bnd[hi]
+			idx, bnd = idx[:hi], bnd[:hi]
+		case a >= halfNormalMax:
+			hi--
+			idx[lo], idx[hi] = idx[hi], idx[lo]
+			bnd[lo], bnd[hi] = bnd[hi], bnd[lo]
+		default:
+			lo++
+		}
+	}
+	pi, pb := idx[:lo], bnd[:lo]
+	for len(pi) >= roundMin {
+		z := zbuf[:len(pi)]
+		fillNormal(rng, z)
+		np := 0
+		for r, i := range pi {
+			a := pb[r]
+			s := sg[i]
+			x := math.Float64frombits(math.Float64bits(z[r]) &^ (^math.Float64bits(a) & (1 << 63)))
+			kap[i] = s*x - s*a // m + s·x
+			pi[np], pb[np] = i, a
+			if !(x > a) {
+				np++
+			}
+		}
+		pi, pb = pi[:np], pb[:np]
+	}
+	finishLatent(rng, kap, sg, pi, pb)
+	pi, pb = idx[lo:], bnd[lo:]
+	for len(pi) >= roundMin {
+		e1, e2 := zbuf[:len(pi)], ebuf[:len(pi)]
+		fillExp(rng, e1)
+		fillExp(rng, e2)
+		np := 0
+		for r, i := range pi {
+			a := pb[r]
+			s := sg[i]
+			alpha := 0.5 * (a + math.Sqrt(a*a+4))
+			x := a + e1[r]/alpha
+			d := x - alpha
+			kap[i] = s*x - s*a
+			pi[np], pb[np] = i, a
+			if !(e2[r] >= 0.5*d*d) {
+				np++
+			}
+		}
+		pi, pb = pi[:np], pb[:np]
+	}
+	finishLatent(rng, kap, sg, pi, pb)
+}
+
+// finishLatent draws the pending entries idx of kap one by one.
+func finishLatent(rng *rand.Rand, kap, sg []float64, idx []int32, bnd []float64) {
+	for r, i := range idx {
+		a, s := bnd[r], sg[i]
+		kap[i] = s*StdNormalAbove(rng, a) - s*a
 	}
 }
 
 // drawTheta sets θ = R⁻¹(R⁻ᵀ b + z), z ~ N(0, I), a draw from
-// N(C b, C) (eq: sample posterior) with b = Uᵀκ. b is overwritten.
+// N(C b, C) (eq: sample posterior) with b = Uᵀκ. b is overwritten. The two
+// triangular solves are substitutions whose inner products over rows of
+// Rᵀ and R use the row kernel dot (contiguous, FMA), which for d in the
+// hundreds is several times faster than a general triangular solve.
 func (g *Gibbs) drawTheta(rng *rand.Rand, b []float64) {
-	x := blas64.Vector{N: len(b), Inc: 1, Data: b}
-	blas64.Trsv(blas.Trans, g.r, x)
-	for i := range b {
-		b[i] += rng.NormFloat64()
+	d := len(b)
+	r, rt := g.r[:d*d], g.rt[:d*d]
+	// Rᵀ y = b, forward: y_i = (b_i − Σ_{j<i} Rᵀ_ij y_j) / R_ii.
+	for i := 0; i < d; i++ {
+		b[i] = (b[i] - dot(rt[i*d:i*d+i], b[:i])) / rt[i*d+i]
 	}
-	blas64.Trsv(blas.NoTrans, g.r, x)
+	for i := range b {
+		b[i] += stdNormal(rng)
+	}
+	// R x = y + z, backward: x_i = (c_i − Σ_{j>i} R_ij x_j) / R_ii.
+	for i := d - 1; i >= 0; i-- {
+		b[i] = (b[i] - dot(r[i*d+i+1:i*d+d], b[i+1:])) / r[i*d+i]
+	}
 	copy(g.theta, b)
 }
 
@@ -224,50 +410,5 @@ func (g *Gibbs) Sample(rng *rand.Rand, dst *mat.Dense, burnin int) error {
 		g.Sweep(rng)
 		copy(dst.RawRowView(i), g.theta)
 	}
-	return nil
-}
-
-// SampleWorkers runs chains[k].Sample(rngs[k], dst[k], burnin) for every k,
-// in parallel on at most GOMAXPROCS goroutines. Chain k uses only rngs[k],
-// so the result is bit-identical to the sequential loop whatever the
-// scheduling; the caller must give each chain its own generator (seeded
-// independently) or the chains will be identical. It returns an error if
-// the slice lengths differ or burnin is negative, and panics (as Sample) on
-// a column mismatch.
-func SampleWorkers(rngs []*rand.Rand, chains []*Gibbs, dst []*mat.Dense, burnin int) error {
-	if len(rngs) != len(chains) || len(dst) != len(chains) {
-		return fmt.Errorf("gibbs: %d generators, %d chains and %d outputs", len(rngs), len(chains), len(dst))
-	}
-	if burnin < 0 {
-		return fmt.Errorf("gibbs: negative burn-in %d", burnin)
-	}
-	for k := range chains {
-		for j := 0; j < k; j++ {
-			if rngs[j] == rngs[k] {
-				return fmt.Errorf("gibbs: chains %d and %d share a generator", j, k)
-			}
-			if chains[j] == chains[k] {
-				return fmt.Errorf("gibbs: chain %d is listed twice (also at %d)", k, j)
-			}
-		}
-	}
-	workers := min(runtime.GOMAXPROCS(0), len(chains))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1)) - 1
-				if k >= len(chains) {
-					return
-				}
-				// burnin ≥ 0 was checked, so Sample cannot fail.
-				_ = chains[k].Sample(rngs[k], dst[k], burnin)
-			}
-		}()
-	}
-	wg.Wait()
 	return nil
 }

@@ -59,3 +59,40 @@ func BenchmarkGibbsSweep(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDrawLatent times the latent draws of one sweep at (8500, 5) —
+// margins of a chain after 10 sweeps, so the real mix of bounds — against
+// as many rng.NormFloat64 draws; ns/op is per draw.
+func BenchmarkDrawLatent(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	u, v := synthProbit(rng, 8500, []float64{0.1103, -0.5832, 0.6417, 1.8279, 0.4968})
+	g, err := NewGibbs(u, v, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 10; i++ {
+		g.Sweep(rng)
+	}
+	margins := make([]float64, 8500)
+	for i := range margins {
+		margins[i] = floats.Dot(u.RawRowView(i), g.Theta())
+	}
+	kap := make([]float64, len(margins))
+	b.Run("DrawLatent", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			copy(kap, margins)
+			DrawLatent(rng, kap, g.sign)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(kap)), "ns/draw")
+	})
+	b.Run("NormFloat64", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for i := range kap {
+				kap[i] = rng.NormFloat64()
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(kap)), "ns/draw")
+	})
+}

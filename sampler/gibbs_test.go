@@ -195,8 +195,8 @@ func TestSampleWorkersMatchesSequential(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 0))
 	u, v := synthProbit(rng, 900, []float64{0.5, -1, 1.5})
 	const k, s = 5, 200
-	build := func() ([]*Gibbs, []*rand.Rand, []*mat.Dense) {
-		chains := make([]*Gibbs, k)
+	build := func() ([]Chain, []*rand.Rand, []*mat.Dense) {
+		chains := make([]Chain, k)
 		rngs := make([]*rand.Rand, k)
 		dst := make([]*mat.Dense, k)
 		for i := 0; i < k; i++ {
@@ -212,7 +212,7 @@ func TestSampleWorkersMatchesSequential(t *testing.T) {
 		return chains, rngs, dst
 	}
 	par, prng, pdst := build()
-	if err := SampleWorkers(prng, par, pdst, DefaultBurnIn); err != nil {
+	if err := SampleChains(prng, par, pdst, DefaultBurnIn); err != nil {
 		t.Fatal(err)
 	}
 	seq, srng, sdst := build()
@@ -231,10 +231,10 @@ func TestSampleWorkersMatchesSequential(t *testing.T) {
 	}
 
 	prng[1] = prng[0]
-	if err := SampleWorkers(prng, par, pdst, 0); err == nil || !strings.Contains(err.Error(), "share a generator") {
+	if err := SampleChains(prng, par, pdst, 0); err == nil || !strings.Contains(err.Error(), "share a generator") {
 		t.Errorf("shared generator: error %v", err)
 	}
-	if err := SampleWorkers(prng[:2], par, pdst, 0); err == nil {
+	if err := SampleChains(prng[:2], par, pdst, 0); err == nil {
 		t.Error("length mismatch: no error")
 	}
 }

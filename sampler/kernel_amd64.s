@@ -20,55 +20,59 @@ TEXT ·xgetbv0(SB), NOSPLIT, $0-4
 	MOVL AX, eax+0(FP)
 	RET
 
-// func dotFMA(x, y []float64) float64
-//
-// The arithmetic is that of dotGeneric: sixteen lane accumulators (four
-// YMM registers) over blocks of 16, then blocks of 4 into the first
-// register, a fixed reduction tree, and a scalar FMA tail. len(y) ≥ len(x)
-// is checked by the caller.
-TEXT ·dotFMA(SB), NOSPLIT, $0-56
+// func prefetch(x []float64)
+TEXT ·prefetch(SB), NOSPLIT, $0-24
 	MOVQ x_base+0(FP), SI
 	MOVQ x_len+8(FP), CX
-	MOVQ y_base+24(FP), DI
+	LEAQ (SI)(CX*8), CX
+
+pfloop:
+	CMPQ       SI, CX
+	JGE        pfdone
+	PREFETCHT0 (SI)
+	ADDQ       $64, SI
+	JMP        pfloop
+
+pfdone:
+	RET
+
+// func dotFMA(x, y []float64) float64
+//
+// The arithmetic of dotGeneric: eight lane accumulators (two YMM registers)
+// over blocks of 8, then one block of 4 into the first register, a fixed
+// reduction tree, and a scalar FMA tail. len(y) ≥ len(x) is checked by the
+// caller.
+TEXT ·dotFMA(SB), NOSPLIT, $0-56
+	MOVQ   x_base+0(FP), SI
+	MOVQ   x_len+8(FP), CX
+	MOVQ   y_base+24(FP), DI
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	XORQ AX, AX
-	MOVQ CX, DX
-	ANDQ $-16, DX
-	JZ   dot4
+	XORQ   AX, AX
+	MOVQ   CX, DX
+	ANDQ   $-8, DX
+	JZ     dot4
 
-dot16:
+dot8:
 	VMOVUPD     (SI)(AX*8), Y4
 	VMOVUPD     32(SI)(AX*8), Y5
-	VMOVUPD     64(SI)(AX*8), Y6
-	VMOVUPD     96(SI)(AX*8), Y7
 	VFMADD231PD (DI)(AX*8), Y4, Y0
 	VFMADD231PD 32(DI)(AX*8), Y5, Y1
-	VFMADD231PD 64(DI)(AX*8), Y6, Y2
-	VFMADD231PD 96(DI)(AX*8), Y7, Y3
-	ADDQ        $16, AX
+	ADDQ        $8, AX
 	CMPQ        AX, DX
-	JLT         dot16
+	JLT         dot8
 
 dot4:
 	MOVQ CX, DX
 	ANDQ $-4, DX
 	CMPQ AX, DX
 	JGE  dotreduce
-
-dot4loop:
 	VMOVUPD     (SI)(AX*8), Y4
 	VFMADD231PD (DI)(AX*8), Y4, Y0
 	ADDQ        $4, AX
-	CMPQ        AX, DX
-	JLT         dot4loop
 
 dotreduce:
 	VADDPD       Y1, Y0, Y0
-	VADDPD       Y3, Y2, Y2
-	VADDPD       Y2, Y0, Y0
 	VEXTRACTF128 $1, Y0, X1
 	VADDPD       X1, X0, X0
 	VPERMILPD    $1, X0, X1
@@ -86,6 +90,104 @@ dot1:
 dotdone:
 	VZEROUPPER
 	MOVSD X0, ret+48(FP)
+	RET
+
+// func dot4FMA(dst *[4]float64, x []float64, stride int, y []float64)
+//
+// dst[r] = dotFMA(x[r*stride : r*stride+len(y)], y) for r < 4, with the
+// same arithmetic, y loaded once for the four rows. The caller checks
+// len(x) ≥ 3*stride + len(y).
+TEXT ·dot4FMA(SB), NOSPLIT, $0-64
+	MOVQ   dst+0(FP), BX
+	MOVQ   x_base+8(FP), SI
+	MOVQ   stride+32(FP), R11
+	MOVQ   y_base+40(FP), DI
+	MOVQ   y_len+48(FP), CX
+	SHLQ   $3, R11
+	LEAQ   (SI)(R11*1), R8
+	LEAQ   (R8)(R11*1), R9
+	LEAQ   (R9)(R11*1), R10
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	XORQ   AX, AX
+	MOVQ   CX, DX
+	ANDQ   $-8, DX
+	JZ     d4tail4
+
+d4loop8:
+	VMOVUPD     (DI)(AX*8), Y8
+	VMOVUPD     32(DI)(AX*8), Y9
+	VFMADD231PD (SI)(AX*8), Y8, Y0
+	VFMADD231PD 32(SI)(AX*8), Y9, Y1
+	VFMADD231PD (R8)(AX*8), Y8, Y2
+	VFMADD231PD 32(R8)(AX*8), Y9, Y3
+	VFMADD231PD (R9)(AX*8), Y8, Y4
+	VFMADD231PD 32(R9)(AX*8), Y9, Y5
+	VFMADD231PD (R10)(AX*8), Y8, Y6
+	VFMADD231PD 32(R10)(AX*8), Y9, Y7
+	ADDQ        $8, AX
+	CMPQ        AX, DX
+	JLT         d4loop8
+
+d4tail4:
+	MOVQ CX, DX
+	ANDQ $-4, DX
+	CMPQ AX, DX
+	JGE  d4reduce
+	VMOVUPD     (DI)(AX*8), Y8
+	VFMADD231PD (SI)(AX*8), Y8, Y0
+	VFMADD231PD (R8)(AX*8), Y8, Y2
+	VFMADD231PD (R9)(AX*8), Y8, Y4
+	VFMADD231PD (R10)(AX*8), Y8, Y6
+	ADDQ        $4, AX
+
+d4reduce:
+	// Row r: lanes in Y(2r), Y(2r+1) → low element of X(2r).
+	VADDPD       Y1, Y0, Y0
+	VADDPD       Y3, Y2, Y2
+	VADDPD       Y5, Y4, Y4
+	VADDPD       Y7, Y6, Y6
+	VEXTRACTF128 $1, Y0, X1
+	VEXTRACTF128 $1, Y2, X3
+	VEXTRACTF128 $1, Y4, X5
+	VEXTRACTF128 $1, Y6, X7
+	VADDPD       X1, X0, X0
+	VADDPD       X3, X2, X2
+	VADDPD       X5, X4, X4
+	VADDPD       X7, X6, X6
+	VPERMILPD    $1, X0, X1
+	VPERMILPD    $1, X2, X3
+	VPERMILPD    $1, X4, X5
+	VPERMILPD    $1, X6, X7
+	VADDSD       X1, X0, X0
+	VADDSD       X3, X2, X2
+	VADDSD       X5, X4, X4
+	VADDSD       X7, X6, X6
+	CMPQ         AX, CX
+	JGE          d4done
+
+d4loop1:
+	VMOVSD      (DI)(AX*8), X8
+	VFMADD231SD (SI)(AX*8), X8, X0
+	VFMADD231SD (R8)(AX*8), X8, X2
+	VFMADD231SD (R9)(AX*8), X8, X4
+	VFMADD231SD (R10)(AX*8), X8, X6
+	INCQ        AX
+	CMPQ        AX, CX
+	JLT         d4loop1
+
+d4done:
+	VMOVSD X0, 0(BX)
+	VMOVSD X2, 8(BX)
+	VMOVSD X4, 16(BX)
+	VMOVSD X6, 24(BX)
+	VZEROUPPER
 	RET
 
 // func axpyFMA(alpha float64, x, y []float64)
@@ -146,5 +248,94 @@ axpy1:
 	JLT         axpy1
 
 axpydone:
+	VZEROUPPER
+	RET
+
+// func axpy4FMA(alpha *[4]float64, x []float64, stride int, y []float64)
+//
+// For r = 0, 1, 2, 3 in turn, y[i] = fma(alpha[r], x[r*stride+i], y[i]),
+// i < len(y): four axpyFMA calls with one load and store of y. The caller
+// checks len(x) ≥ 3*stride + len(y).
+TEXT ·axpy4FMA(SB), NOSPLIT, $0-64
+	MOVQ         alpha+0(FP), BX
+	MOVQ         x_base+8(FP), SI
+	MOVQ         stride+32(FP), R11
+	MOVQ         y_base+40(FP), DI
+	MOVQ         y_len+48(FP), CX
+	VBROADCASTSD 0(BX), Y12
+	VBROADCASTSD 8(BX), Y13
+	VBROADCASTSD 16(BX), Y14
+	VBROADCASTSD 24(BX), Y15
+	SHLQ         $3, R11
+	LEAQ         (SI)(R11*1), R8
+	LEAQ         (R8)(R11*1), R9
+	LEAQ         (R9)(R11*1), R10
+	XORQ         AX, AX
+	MOVQ         CX, DX
+	ANDQ         $-16, DX
+	JZ           a4tail4
+
+a4loop16:
+	VMOVUPD     (DI)(AX*8), Y0
+	VMOVUPD     32(DI)(AX*8), Y1
+	VMOVUPD     64(DI)(AX*8), Y2
+	VMOVUPD     96(DI)(AX*8), Y3
+	VFMADD231PD (SI)(AX*8), Y12, Y0
+	VFMADD231PD 32(SI)(AX*8), Y12, Y1
+	VFMADD231PD 64(SI)(AX*8), Y12, Y2
+	VFMADD231PD 96(SI)(AX*8), Y12, Y3
+	VFMADD231PD (R8)(AX*8), Y13, Y0
+	VFMADD231PD 32(R8)(AX*8), Y13, Y1
+	VFMADD231PD 64(R8)(AX*8), Y13, Y2
+	VFMADD231PD 96(R8)(AX*8), Y13, Y3
+	VFMADD231PD (R9)(AX*8), Y14, Y0
+	VFMADD231PD 32(R9)(AX*8), Y14, Y1
+	VFMADD231PD 64(R9)(AX*8), Y14, Y2
+	VFMADD231PD 96(R9)(AX*8), Y14, Y3
+	VFMADD231PD (R10)(AX*8), Y15, Y0
+	VFMADD231PD 32(R10)(AX*8), Y15, Y1
+	VFMADD231PD 64(R10)(AX*8), Y15, Y2
+	VFMADD231PD 96(R10)(AX*8), Y15, Y3
+	VMOVUPD     Y0, (DI)(AX*8)
+	VMOVUPD     Y1, 32(DI)(AX*8)
+	VMOVUPD     Y2, 64(DI)(AX*8)
+	VMOVUPD     Y3, 96(DI)(AX*8)
+	ADDQ        $16, AX
+	CMPQ        AX, DX
+	JLT         a4loop16
+
+a4tail4:
+	MOVQ CX, DX
+	ANDQ $-4, DX
+	CMPQ AX, DX
+	JGE  a4tail1
+
+a4loop4:
+	VMOVUPD     (DI)(AX*8), Y0
+	VFMADD231PD (SI)(AX*8), Y12, Y0
+	VFMADD231PD (R8)(AX*8), Y13, Y0
+	VFMADD231PD (R9)(AX*8), Y14, Y0
+	VFMADD231PD (R10)(AX*8), Y15, Y0
+	VMOVUPD     Y0, (DI)(AX*8)
+	ADDQ        $4, AX
+	CMPQ        AX, DX
+	JLT         a4loop4
+
+a4tail1:
+	CMPQ AX, CX
+	JGE  a4done
+
+a4loop1:
+	VMOVSD      (DI)(AX*8), X0
+	VFMADD231SD (SI)(AX*8), X12, X0
+	VFMADD231SD (R8)(AX*8), X13, X0
+	VFMADD231SD (R9)(AX*8), X14, X0
+	VFMADD231SD (R10)(AX*8), X15, X0
+	VMOVSD      X0, (DI)(AX*8)
+	INCQ        AX
+	CMPQ        AX, CX
+	JLT         a4loop1
+
+a4done:
 	VZEROUPPER
 	RET

@@ -2,22 +2,23 @@
 
 package sampler
 
+// useFMA is false: dot and axpy use their portable forms.
 const useFMA = false
 
-// dot returns Σ x_i y_i with the fixed FMA arithmetic of dotGeneric. It
-// panics if len(y) < len(x).
-func dot(x, y []float64) float64 {
-	if len(y) < len(x) {
-		panic("sampler: dot length mismatch")
+func dotFMA(x, y []float64) float64 { return dotGeneric(x, y) }
+
+func dot4FMA(dst *[4]float64, x []float64, stride int, y []float64) {
+	for r := range dst {
+		dst[r] = dotGeneric(x[r*stride:r*stride+len(y)], y)
 	}
-	return dotGeneric(x, y)
 }
 
-// axpy sets y_i = fma(alpha, x_i, y_i) for i < len(x). It panics if
-// len(y) < len(x).
-func axpy(alpha float64, x, y []float64) {
-	if len(y) < len(x) {
-		panic("sampler: axpy length mismatch")
+func axpyFMA(alpha float64, x, y []float64) { axpyGeneric(alpha, x, y) }
+
+func axpy4FMA(alpha *[4]float64, x []float64, stride int, y []float64) {
+	for r, a := range alpha {
+		axpyGeneric(a, x[r*stride:r*stride+len(y)], y)
 	}
-	axpyGeneric(alpha, x, y)
 }
+
+func prefetch(x []float64) {}

@@ -6,26 +6,27 @@ import (
 	"testing"
 )
 
-// TestKernelsMatchGeneric checks that dot and axpy (assembly where the CPU
-// has FMA) are bit-identical to their portable forms, for every length up
-// to 70 (all tail cases of the 16- and 4-wide loops) and misaligned
-// starts, and that dot is accurate: |dot − Σ| ≤ n·ε·Σ|x_i y_i| against a
-// compensated sum.
+// TestKernelsMatchGeneric checks that the row kernels (assembly where the
+// CPU has FMA) are bit-identical to their portable forms, for every length
+// up to 40 (all tail cases of the 8-, 4- and 1-wide loops), misaligned
+// starts and a row stride larger than the length; and that dot is
+// accurate: |dot − Σ| ≤ (n+1)ε Σ|x_i y_i| against a compensated sum.
 func TestKernelsMatchGeneric(t *testing.T) {
 	t.Logf("useFMA = %v", useFMA)
 	rng := rand.New(rand.NewPCG(41, 0))
-	buf := make([]float64, 200)
+	buf := make([]float64, 400)
 	for i := range buf {
 		buf[i] = rng.NormFloat64() * math.Exp(3*rng.NormFloat64())
 	}
-	for n := 0; n <= 70; n++ {
+	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
+	for n := 0; n <= 40; n++ {
 		for off := 0; off < 3; off++ {
-			x, y := buf[off:off+n], buf[100+off:100+off+n]
+			x, y := buf[off:off+n], buf[300+off:300+off+n]
 			got, want := dot(x, y), dotGeneric(x, y)
-			if math.Float64bits(got) != math.Float64bits(want) {
+			if !same(got, want) {
 				t.Fatalf("n=%d off=%d: dot %v, generic %v", n, off, got, want)
 			}
-			var s, c, abs float64 // Kahan–Babuška reference
+			var s, c, abs float64 // Neumaier's compensated sum
 			for i := range x {
 				p := x[i] * y[i]
 				abs += math.Abs(p)
@@ -40,14 +41,34 @@ func TestKernelsMatchGeneric(t *testing.T) {
 			if err := math.Abs(got - (s + c)); err > float64(n+1)*0x1p-52*abs {
 				t.Errorf("n=%d: dot %v, exact %v", n, got, s+c)
 			}
-			alpha := rng.NormFloat64()
+
+			stride := n + 3
+			rows := buf[off : off+3*stride+n]
+			var d4 [4]float64
+			dot4(&d4, rows, stride, y)
+			for r := range d4 {
+				if w := dotGeneric(rows[r*stride:r*stride+n], y); !same(d4[r], w) {
+					t.Fatalf("n=%d: dot4 row %d %v, generic %v", n, r, d4[r], w)
+				}
+			}
+
+			alpha := [4]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
 			y1 := append([]float64(nil), y...)
 			y2 := append([]float64(nil), y...)
-			axpy(alpha, x, y1)
-			axpyGeneric(alpha, x, y2)
+			axpy(alpha[0], x, y1)
+			axpyGeneric(alpha[0], x, y2)
 			for i := range y1 {
-				if math.Float64bits(y1[i]) != math.Float64bits(y2[i]) {
+				if !same(y1[i], y2[i]) {
 					t.Fatalf("n=%d: axpy[%d] %v, generic %v", n, i, y1[i], y2[i])
+				}
+			}
+			axpy4(&alpha, rows, stride, y1)
+			for r, a := range alpha {
+				axpyGeneric(a, rows[r*stride:r*stride+n], y2)
+			}
+			for i := range y1 {
+				if !same(y1[i], y2[i]) {
+					t.Fatalf("n=%d: axpy4[%d] %v, generic %v", n, i, y1[i], y2[i])
 				}
 			}
 		}

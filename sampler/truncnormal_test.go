@@ -116,3 +116,50 @@ func BenchmarkTruncNormal(b *testing.B) {
 		})
 	}
 }
+
+// TestDrawLatent checks the batched latent draws of eq: sample latent
+// variable on margins in every class of the rounds (a = −s·m ≤ −0.5, in
+// (−0.5, 0], (0, 0.257), ≥ 0.257 and far tails), interleaved so that each
+// chunk mixes classes: support, and mean m + s·λ(s·m) within 5 standard
+// errors √(Var/n) (Var = 1 − λ(λ − a) for X | X > a). NaN margins give NaN.
+func TestDrawLatent(t *testing.T) {
+	const n = 20000
+	type cls struct{ m, s float64 }
+	var cs []cls
+	for _, m := range []float64{-3, -0.4, -0.1, 0, 0.2, 1.5, 30} {
+		cs = append(cs, cls{m, 1}, cls{m, -1})
+	}
+	kappa := make([]float64, n*len(cs))
+	sign := make([]float64, len(kappa))
+	for i := range kappa {
+		c := cs[i%len(cs)]
+		kappa[i], sign[i] = c.m, c.s
+	}
+	rng := rand.New(rand.NewPCG(13, 0))
+	DrawLatent(rng, kappa, sign)
+	for k, c := range cs {
+		a := -c.s * c.m
+		lam := model.InvMills(-a) // E[X | X > a]
+		se := math.Sqrt((1 - lam*(lam-a)) / n)
+		var mean float64
+		for i := k; i < len(kappa); i += len(cs) {
+			x := kappa[i]
+			if (c.s > 0 && !(x > 0)) || (c.s < 0 && x > 0) {
+				t.Fatalf("m=%v s=%v: draw %v on the wrong side", c.m, c.s, x)
+			}
+			mean += (x - c.m) * c.s
+		}
+		mean /= n
+		if math.Abs(mean-lam) > 5*se {
+			t.Errorf("m=%v s=%v: E[s(κ−m)] = %v, want %v (SE %.2g)", c.m, c.s, mean, lam, se)
+		}
+	}
+	k := []float64{math.NaN(), 1}
+	DrawLatent(rng, k, []float64{1, -1})
+	if !math.IsNaN(k[0]) || !(k[1] <= 0) {
+		t.Errorf("NaN margin: got %v", k)
+	}
+	if a := testing.AllocsPerRun(10, func() { DrawLatent(rng, kappa[:1000], sign) }); a != 0 {
+		t.Errorf("%v allocations", a)
+	}
+}
