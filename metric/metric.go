@@ -67,6 +67,13 @@ func BernoulliKL(p, q float64) float64 {
 	return xlogxy(p, q) + xlogxy(1-p, 1-q)
 }
 
+// probResolution is 2⁻⁵³, the gap between 1 and the float64 just below it.
+const probResolution = 0x1p-53
+
+func clampProb(x float64) float64 {
+	return min(max(x, probResolution), 1-probResolution)
+}
+
 func xlogxy(x, y float64) float64 {
 	if x == 0 {
 		return 0
@@ -78,13 +85,19 @@ func xlogxy(x, y float64) float64 {
 // KL(p̂_i ‖ p̂_g,i), where p[i] and ref[i] are the ensemble predictive
 // probabilities p(v=1|u_i) (eq: pred dist1) of the samples under test and
 // of the reference samples.
+//
+// An ensemble mean of Φ rounds to exactly 1 once every margin exceeds about
+// 8.3, although the true probability is below 1; an unguarded KL would then be
+// +Inf for a difference float64 cannot resolve. Both probabilities are
+// therefore clamped to [ε, 1−ε] with ε = 2⁻⁵³, the spacing of float64 just
+// below 1, which bounds each term by about (1−p)·37 nats.
 func PredictiveKL(p, ref []float64) (float64, error) {
 	if len(p) != len(ref) || len(p) == 0 {
 		return 0, fmt.Errorf("predictive KL: %d and %d test points", len(p), len(ref))
 	}
 	var sum float64
 	for i := range p {
-		sum += BernoulliKL(p[i], ref[i])
+		sum += BernoulliKL(clampProb(p[i]), clampProb(ref[i]))
 	}
 	kl := sum / float64(len(p))
 	if math.IsNaN(kl) {

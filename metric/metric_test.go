@@ -49,3 +49,26 @@ func TestPredictiveKL(t *testing.T) {
 		t.Fatal("length mismatch accepted")
 	}
 }
+
+// A reference predictive that rounded to exactly 0 or 1 gives a finite KL, the
+// one at the float64 resolution 2⁻⁵³, and equal saturated values give 0.
+func TestPredictiveKLSaturated(t *testing.T) {
+	eps := math.Nextafter(1, 0)
+	if 1-eps != 0x1p-53 {
+		t.Fatalf("float64 spacing below 1 is %g", 1-eps)
+	}
+	kl, err := PredictiveKL([]float64{0.9, 0.1}, []float64{1, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := (BernoulliKL(0.9, 1-0x1p-53) + BernoulliKL(0.1, 0x1p-53)) / 2
+	if math.IsInf(kl, 0) || math.Abs(kl-want) > 1e-12 {
+		t.Fatalf("saturated reference: KL = %g, want %g", kl, want)
+	}
+	if kl < 3 {
+		t.Fatalf("saturated reference: KL = %g, want a large penalty (> 3 nats)", kl)
+	}
+	if kl, err := PredictiveKL([]float64{1, 0}, []float64{1, 0}); err != nil || kl != 0 {
+		t.Fatalf("equal saturated predictives: KL = %g, %v", kl, err)
+	}
+}
