@@ -15,8 +15,10 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"wcmc/internal/atomicfile"
 )
@@ -80,17 +82,20 @@ func valid(v float64, log bool) bool {
 	return !math.IsNaN(v) && !math.IsInf(v, 0) && (!log || v > 0)
 }
 
-// Plot builds the gonum plot of c. It panics if a series' slices differ in
-// length. Values that cannot be drawn (non-finite, or ≤ 0 on a log axis)
-// are left out, each case reported in the returned warnings; lines and
-// bands are broken where points are missing.
-func (c Chart) Plot() (*plot.Plot, []string, error) {
+// build makes the gonum plot of c and its legend, drawn apart. It panics if
+// a series' slices differ in length. Values that cannot be drawn
+// (non-finite, or ≤ 0 on a log axis) are left out, each case reported in
+// the returned warnings; lines and bands are broken where points are
+// missing.
+func (c Chart) build() (*plot.Plot, *plot.Legend, []string, error) {
 	p := plot.New()
 	p.Title.Text = c.Title
 	p.X.Label.Text = c.XLabel
 	p.Y.Label.Text = c.YLabel
-	p.Legend.Top = true
-	p.Legend.ThumbnailWidth = 0.45 * vg.Inch
+	leg := plot.NewLegend()
+	leg.Top, leg.Left = true, true
+	leg.ThumbnailWidth = 0.4 * vg.Inch
+	leg.TextStyle.Font.Size = vg.Points(10)
 	grid := plotter.NewGrid()
 	grid.Vertical.Color = color.Gray{Y: 225}
 	grid.Horizontal.Color = color.Gray{Y: 225}
@@ -164,7 +169,7 @@ func (c Chart) Plot() (*plot.Plot, []string, error) {
 		for _, ring := range bandSegs {
 			poly, err := plotter.NewPolygon(ring)
 			if err != nil {
-				return nil, nil, fmt.Errorf("series %q band: %w", s.Name, err)
+				return nil, nil, nil, fmt.Errorf("series %q band: %w", s.Name, err)
 			}
 			poly.Color = color.NRGBA{R: col.R, G: col.G, B: col.B, A: 50}
 			poly.LineStyle.Width = 0
@@ -176,7 +181,7 @@ func (c Chart) Plot() (*plot.Plot, []string, error) {
 		for _, xys := range lineSegs {
 			l, sc, err := plotter.NewLinePoints(xys)
 			if err != nil {
-				return nil, nil, fmt.Errorf("series %q: %w", s.Name, err)
+				return nil, nil, nil, fmt.Errorf("series %q: %w", s.Name, err)
 			}
 			l.Color = col
 			l.Width = vg.Points(1.5)
@@ -194,7 +199,7 @@ func (c Chart) Plot() (*plot.Plot, []string, error) {
 			first = &plotter.Line{LineStyle: draw.LineStyle{Color: col, Width: vg.Points(1.5), Dashes: plotutil.Dashes(si)}}
 			firstDot = &plotter.Scatter{GlyphStyle: draw.GlyphStyle{Color: col, Shape: plotutil.Shape(si), Radius: vg.Points(3)}}
 		}
-		p.Legend.Add(s.Name, first, firstDot)
+		leg.Add(s.Name, first, firstDot)
 	}
 	// Lines above every band.
 	for i := range lines {
@@ -203,7 +208,7 @@ func (c Chart) Plot() (*plot.Plot, []string, error) {
 
 	setAxis(&p.X, c.LogX, xmin, xmax)
 	setAxis(&p.Y, c.LogY, ymin, ymax)
-	return p, warns, nil
+	return p, &leg, warns, nil
 }
 
 func why(c Chart) string {
@@ -278,10 +283,47 @@ func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 func fmtPoint(x, y float64) string { return "(" + fmtF(x) + ", " + fmtF(y) + ")" }
 
-// Encode writes c in format ("png", "svg", "pdf", …) to w and returns the
-// warnings of Plot.
+// fitLabel returns label, broken onto two lines at the space nearest its
+// middle and then set in a smaller font (down to 7 pt) as needed, so that
+// it is at most room long.
+func fitLabel(sty text.Style, label string, room vg.Length) (string, vg.Length) {
+	size := sty.Font.Size
+	if room <= 0 || sty.Width(label) <= room {
+		return label, size
+	}
+	if !strings.Contains(label, "\n") {
+		best := -1
+		for i, r := range label {
+			if r == ' ' && (best < 0 || abs(i-len(label)/2) < abs(best-len(label)/2)) {
+				best = i
+			}
+		}
+		if best > 0 {
+			label = label[:best] + "\n" + label[best+1:]
+		}
+	}
+	if w := sty.Width(label); w > room {
+		size = max(vg.Points(7), size*room/w)
+	}
+	return label, size
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// PNGDPI is the resolution of PNG figures.
+const PNGDPI = 150
+
+// Encode writes c in format ("png", "svg", "pdf", …) to w: the plot, with
+// the legend in a column on its right, and returns the warnings about
+// values left out (see Series). It panics if a series' slices differ in
+// length.
 func (c Chart) Encode(w io.Writer, format string) ([]string, error) {
-	p, warns, err := c.Plot()
+	p, leg, warns, err := c.build()
 	if err != nil {
 		return nil, err
 	}
@@ -292,11 +334,50 @@ func (c Chart) Encode(w io.Writer, format string) ([]string, error) {
 	if ht == 0 {
 		ht = DefaultHeight
 	}
-	wt, err := p.WriterTo(wd, ht, format)
-	if err != nil {
+	var cw vg.CanvasWriterTo
+	if format == "png" {
+		cw = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(wd, ht), vgimg.UseDPI(PNGDPI))}
+	} else if cw, err = draw.NewFormattedCanvas(wd, ht, format); err != nil {
 		return nil, err
 	}
-	if _, err := wt.WriteTo(w); err != nil {
+	dc := draw.New(cw)
+	gap := vg.Points(6)
+	r := leg.Rectangle(dc)
+	legW := r.Max.X - r.Min.X + 2*gap
+
+	// The axis labels are drawn here rather than by gonum, which reserves
+	// room for them around the arithmetic middle of the axis range: on a
+	// log axis that is far off-centre and squeezes the data area.
+	xl, xsty := p.X.Label.Text, p.X.Label.TextStyle
+	room := ht - p.Title.TextStyle.Height(p.Title.Text) - p.Title.Padding - 0.7*vg.Inch
+	yl, ysize := fitLabel(p.Y.Label.TextStyle, p.Y.Label.Text, room)
+	ysty := p.Y.Label.TextStyle
+	ysty.Font.Size = ysize
+	p.X.Label.Text, p.Y.Label.Text = "", ""
+	var left, bottom vg.Length
+	if yl != "" {
+		left = ysty.Height(yl) + gap
+	}
+	if xl != "" {
+		bottom = xsty.Height(xl) + gap/2
+	}
+	area := draw.Crop(dc, left, -legW, bottom, 0)
+	p.Draw(area)
+	data := p.DataCanvas(area)
+	if yl != "" {
+		rot := ysty
+		rot.Rotation += math.Pi / 2
+		dc.FillText(rot, vg.Point{X: dc.Min.X + ysty.Height(yl) - ysty.FontExtents().Descent, Y: data.Center().Y}, yl)
+	}
+	if xl != "" {
+		dc.FillText(xsty, vg.Point{X: data.Center().X, Y: dc.Min.Y + xsty.FontExtents().Descent}, xl)
+	}
+
+	lc := dc
+	lc.Min.X = dc.Max.X - legW + gap
+	lc.Max.Y = data.Max.Y
+	leg.Draw(lc)
+	if _, err := cw.WriteTo(w); err != nil {
 		return nil, err
 	}
 	return warns, nil

@@ -48,9 +48,9 @@ func TestSaveWritesPNGAndSVG(t *testing.T) {
 	if err != nil {
 		t.Fatalf("PNG does not decode: %v", err)
 	}
-	// 6 × 4.5 in at gonum's default 96 dpi.
-	if b := img.Bounds(); b.Dx() != 576 || b.Dy() != 432 {
-		t.Errorf("PNG size %v, want 576×432", b)
+	// 6 × 4.5 in at PNGDPI.
+	if b := img.Bounds(); b.Dx() != 6*PNGDPI || b.Dy() != 4.5*PNGDPI {
+		t.Errorf("PNG size %v, want %d×%g", b, 6*PNGDPI, 4.5*PNGDPI)
 	}
 	svg, err := os.ReadFile(base + ".svg")
 	if err != nil {
@@ -107,7 +107,7 @@ func TestShapeMismatchPanics(t *testing.T) {
 			t.Error("no panic for len(Mean) != len(X)")
 		}
 	}()
-	Chart{Series: []Series{{Name: "bad", X: []float64{1, 2}, Mean: []float64{1}}}}.Plot()
+	Chart{Series: []Series{{Name: "bad", X: []float64{1, 2}, Mean: []float64{1}}}}.Encode(&bytes.Buffer{}, "svg")
 }
 
 func TestLogTicksLabelNarrowRange(t *testing.T) {
