@@ -13,7 +13,7 @@ import (
 
 var registry = map[string]runner.Spec{}
 
-func register(s runner.Spec) { registry[s.ID] = s }
+func register(s runner.Spec) { registry[s.ID] = Validated(s) }
 
 // All returns every experiment, ordered by ID.
 func All() []runner.Spec {

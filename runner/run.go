@@ -3,6 +3,7 @@ package runner
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -29,7 +30,26 @@ type Options struct {
 	// OnTask, if set, is called serially, in completion order, with each
 	// finished task's record (e.g. to journal it); an error aborts the run.
 	OnTask func(TaskResult) error
+	// Dir, if set, makes Run journal the run in Dir: its Identity goes to
+	// Dir/ID.run.json before any task runs, and each finished task is
+	// appended to Dir/ID.journal.jsonl and synced to disk as it finishes,
+	// so that a run killed at any instant loses no finished task. Without
+	// Resume, a journal already holding finished tasks is refused
+	// (ErrUnfinished), never overwritten; one process at a time may write
+	// a journal.
+	Dir string
+	// Resume continues the run journaled in Dir: its finished tasks are
+	// kept and only the others run. The parameters, seed, trials and shard
+	// must be those of the journaled run.
+	Resume bool
+	// Shard runs one slice of the tasks (see Plan.ShardTasks); the zero
+	// value runs them all.
+	Shard Shard
 }
+
+// MaxTasks bounds the number of (point, trial) tasks of one run (a guard
+// against a mistyped --trials, far above any real sweep).
+const MaxTasks = 10_000_000
 
 // TaskKey identifies one task of a run: a sweep point and a trial.
 type TaskKey struct {
@@ -70,6 +90,11 @@ type Result struct {
 	// Notes lists the distinct skips in task order.
 	Notes      []Note
 	Start, End time.Time
+	// Shard is the slice of the run that Tasks holds (0/1: all of it).
+	Shard Shard
+	// Resumed counts the tasks taken from the journal of an earlier,
+	// interrupted process rather than run by this one.
+	Resumed int
 }
 
 // Plan is a validated run: the spec, its parameters, and the explicit task
@@ -93,6 +118,9 @@ func NewPlan(spec Spec, opts Options) (*Plan, error) {
 	v, trials, err := Resolve(spec, opts.Sets, opts.Quick, opts.Trials)
 	if err != nil {
 		return nil, err
+	}
+	if n := len(v.XList()); trials > MaxTasks/n {
+		return nil, fmt.Errorf("experiment %s: %d sweep points × %d trials is more than %d tasks; use fewer trials", spec.ID, n, trials, MaxTasks)
 	}
 	return &Plan{Spec: spec, Values: v, Trials: trials, Seed: opts.Seed, Quick: opts.Quick,
 		Tasks: Tasks(v, trials)}, nil
@@ -153,6 +181,10 @@ func (p *Plan) RunTrajectory(ctx context.Context, shared any, keys []TaskKey) ([
 	for i, k := range keys {
 		at[k.X] = i
 	}
+	all := map[float64]int{}
+	for i, x := range p.Values.XList() {
+		all[x] = i
+	}
 	out, err := p.run(fmt.Sprintf("experiment %s: trial %d", p.Spec.ID, trial), Task{
 		Params: p.Values,
 		X:      math.NaN(),
@@ -161,7 +193,7 @@ func (p *Plan) RunTrajectory(ctx context.Context, shared any, keys []TaskKey) ([
 		Rng:    TaskRng(p.Seed, p.Spec.ID, math.NaN(), trial),
 		Shared: shared,
 		Ctx:    ctx,
-	}, at)
+	}, all)
 	if err != nil {
 		return nil, err
 	}
@@ -170,16 +202,24 @@ func (p *Plan) RunTrajectory(ctx context.Context, shared any, keys []TaskKey) ([
 		res[i] = TaskResult{TaskKey: k, Skipped: out.Skipped}
 	}
 	for _, r := range out.Rows {
-		i := at[r.X]
-		res[i].Rows = append(res[i].Rows, Row{Scheme: r.Scheme, Metric: r.Metric, Value: r.Value})
+		// keys may be the part of a trial that an interrupted run did not
+		// journal: the rows of the other checkpoints are already recorded.
+		if i, ok := at[r.X]; ok {
+			res[i].Rows = append(res[i].Rows, Row{Scheme: r.Scheme, Metric: r.Metric, Value: r.Value})
+		}
 	}
 	res[len(res)-1].Info = out.Info
 	return res, nil
 }
 
 // run calls Spec.Run, turning a panic into an error, and checks the
-// outcome: known schemes and metrics, no scheme both skipped and reported,
-// and (for trajectories, checkpoints != nil) every row's X a checkpoint.
+// outcome: known schemes and metrics; no NaN value (an error naming the
+// task, scheme and metric: NaN is never written to a results file, while
+// ±Inf, e.g. an infinite KL divergence, is a value); no scheme both skipped
+// and reported; and for trajectories (checkpoints != nil) every row's X a
+// checkpoint. Info is normalised to what it reads back as from JSON (see
+// normaliseInfo), so that a journaled task and a task run in this process
+// give the same record.
 func (p *Plan) run(where string, t Task, checkpoints map[float64]int) (out Outcome, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -197,6 +237,9 @@ func (p *Plan) run(where string, t Task, checkpoints map[float64]int) (out Outco
 		if _, ok := checkpoints[r.X]; checkpoints != nil && !ok {
 			return Outcome{}, fmt.Errorf("%s: row (%q, %q) at %s=%s, which is not a checkpoint", where, r.Scheme, r.Metric, p.Spec.X, FormatX(r.X))
 		}
+		if math.IsNaN(r.Value) {
+			return Outcome{}, fmt.Errorf("%s: scheme %q reported %s = NaN; NaN is never written to a results file", where, r.Scheme, r.Metric)
+		}
 	}
 	for _, s := range out.Skipped {
 		if !slices.Contains(p.Spec.Schemes, s.Scheme) {
@@ -207,6 +250,9 @@ func (p *Plan) run(where string, t Task, checkpoints map[float64]int) (out Outco
 				return Outcome{}, fmt.Errorf("%s: scheme %q both skipped and reported", where, s.Scheme)
 			}
 		}
+	}
+	if out.Info, err = normaliseInfo(out.Info); err != nil {
+		return Outcome{}, fmt.Errorf("%s: %w", where, err)
 	}
 	return out, nil
 }
@@ -296,6 +342,7 @@ func (p *Plan) Execute(ctx context.Context, shared any, keys []TaskKey, opts Opt
 	defer ticker.Stop()
 	results := make([]TaskResult, len(keys))
 	var firstErr error
+	recordFailed := false
 	fail := func(err error) {
 		if firstErr == nil {
 			firstErr = err
@@ -313,14 +360,15 @@ func (p *Plan) Execute(ctx context.Context, shared any, keys []TaskKey, opts Opt
 				fail(d.err)
 				continue
 			}
-			if firstErr != nil {
-				continue
-			}
+			// A task that finished is recorded even when the run is being
+			// aborted (by another task's error or ctx): it is valid work
+			// that a resumed run need not redo.
 			for j, i := range units[d.u] {
 				results[i] = d.res[j]
 				prog.done++
-				if opts.OnTask != nil {
+				if opts.OnTask != nil && !recordFailed {
 					if err := opts.OnTask(d.res[j]); err != nil {
+						recordFailed = true
 						fail(fmt.Errorf("experiment %s: recording task: %w", p.Spec.ID, err))
 					}
 				}
@@ -361,26 +409,71 @@ func (p *Plan) Result(tasks []TaskResult, start, end time.Time) *Result {
 }
 
 // Run validates the parameters (see Resolve), calls Spec.Setup once, runs
-// every (point, trial) task on a worker pool, and returns the collected
-// result. The result is identical for any Workers or GOMAXPROCS: each
-// task's rng derives from (Seed, spec ID, x, trial) (see TaskRng) and the
-// records are ordered by (point, trial). Skip notes are printed once to
+// every (point, trial) task of opts.Shard on a worker pool, and returns the
+// collected result. The result is identical for any Workers or GOMAXPROCS:
+// each task's rng derives from (Seed, spec ID, x, trial) (see TaskRng) and
+// the records are ordered by (point, trial). Skip notes are printed once to
 // opts.Progress.
+//
+// With opts.Dir, every finished task is journaled as it finishes (see
+// Options.Dir); with opts.Resume the tasks already journaled are not run
+// again, and the result is the same as that of an uninterrupted run. A run
+// stopped by ctx then returns an *Interrupted error.
 func Run(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 	plan, err := NewPlan(spec, opts)
 	if err != nil {
 		return nil, err
 	}
+	keys, err := plan.ShardTasks(opts.Shard)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Resume && opts.Dir == "" {
+		return nil, errors.New("resuming needs the directory of the run's journal (Options.Dir)")
+	}
 	start := time.Now()
-	shared, err := plan.Setup()
-	if err != nil {
-		return nil, err
+	var (
+		done    []TaskResult
+		journal *journalFile
+	)
+	if opts.Dir != "" {
+		journal, done, start, err = plan.openJournal(opts.Dir, opts.Shard, keys, opts.Resume, opts.Progress)
+		if err != nil {
+			return nil, fmt.Errorf("experiment %s: %w", spec.ID, err)
+		}
+		defer journal.Close()
+		user := opts.OnTask
+		opts.OnTask = func(r TaskResult) error {
+			if err := journal.Append(r); err != nil {
+				return err
+			}
+			if user != nil {
+				return user(r)
+			}
+			return nil
+		}
 	}
-	tasks, err := plan.Execute(ctx, shared, plan.Tasks, opts)
-	if err != nil {
-		return nil, err
+	todo := remaining(keys, done)
+	var tasks []TaskResult
+	if len(todo) > 0 {
+		shared, err := plan.Setup()
+		if err != nil {
+			return nil, err
+		}
+		tasks, err = plan.Execute(ctx, shared, todo, opts)
+		if err != nil {
+			if journal == nil {
+				return nil, err
+			}
+			saved := len(done) + journal.n
+			if ctx.Err() != nil {
+				return nil, &Interrupted{Journal: journal.Path(), Done: saved, Total: len(keys), Err: err}
+			}
+			return nil, fmt.Errorf("%w\n(%d of %d tasks finished and are saved in %s)", err, saved, len(keys), journal.Path())
+		}
 	}
-	res := plan.Result(tasks, start, time.Now())
+	res := plan.Result(append(done, tasks...), start, time.Now())
+	res.Shard, res.Resumed = opts.Shard.norm(), len(done)
 	if opts.Progress != nil {
 		for _, n := range res.Notes {
 			fmt.Fprintf(opts.Progress, "note: %s\n", n)

@@ -43,13 +43,18 @@ func Write(dir string, res *Result) error {
 //   - ID.png, ID.svg: the main metric; ID.<metric>.png/.svg: the others.
 //
 // Floats are written with strconv 'g' -1 (exact round trip). Every file
-// goes through a temporary file renamed into place.
+// goes through a temporary file renamed into place. A result holding a
+// non-finite value, or only one shard of a run, is refused (see
+// checkWritable) before any file is written.
 func WriteFiles(dir string, res *Result) (files, warnings []string, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, err
 	}
 	id := res.Spec.ID
 	summary := Summarize(res)
+	if err := checkWritable(res, summary); err != nil {
+		return nil, nil, err
+	}
 	put := func(name string, write func(io.Writer) error) error {
 		path := filepath.Join(dir, name)
 		if err := atomicfile.Write(path, write); err != nil {

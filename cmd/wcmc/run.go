@@ -1,10 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strconv"
+	"strings"
+	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -13,9 +19,11 @@ import (
 
 func newRunCmd(specs []runner.Spec) *cobra.Command {
 	var (
-		opts   runner.Options
-		out    string
-		trials int
+		opts       runner.Options
+		out        string
+		trials     int
+		shardFlag  string
+		shardCount int
 	)
 	cmd := &cobra.Command{
 		Use:   "run ID",
@@ -31,9 +39,25 @@ its own random stream derived from --seed, so results do not depend on
 
 Use 'wcmc show ID' to see an experiment's parameters, their defaults and
 ranges, and which one is swept; change them with --set name=value (the
-swept one takes a comma-separated list, e.g. --set snr=0,10,20).`,
+swept one takes a comma-separated list, e.g. --set snr=0,10,20).
+
+Nothing finished is lost: each task is saved to ID.journal.jsonl (with the
+run's settings in ID.run.json) as soon as it finishes. A run that is killed
+or interrupted (Ctrl-C, SIGTERM) continues with the same command and
+--resume, and ends with the same files as an uninterrupted run. The journal
+is removed once the final files are written.
+
+--shard i/n runs the i-th (0-based) of n slices of the tasks, for running one
+sweep on n machines; it writes only its journal, and 'wcmc merge' combines
+the n directories into the run's files. Without --shard, the slice is taken
+from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
+--shard-count or WCMC_SHARD_COUNT) or a Slurm job array
+(SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT, SLURM_ARRAY_TASK_MIN);
+--shard 0/1 runs the whole sweep even there. See deploy/.`,
 		Example: `  wcmc run gauss-snr --quick
-  wcmc run gauss-snr --trials 200 --set snr=-10,0,10,20 --out results/snr`,
+  wcmc run gauss-snr --trials 200 --set snr=-10,0,10,20 --out results/snr
+  wcmc run gauss-snr --trials 200 --out results/snr --resume     # after a crash
+  wcmc run gauss-snr --shard 1/4 --out results/shard-1           # then: wcmc merge`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeIDs(specs),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -47,19 +71,51 @@ swept one takes a comma-separated list, e.g. --set snr=0,10,20).`,
 			if opts.Workers < 0 {
 				return fmt.Errorf("--workers must be ≥ 0 (0 = all cores), got %d", opts.Workers)
 			}
-			opts.Trials = trials
-			opts.Progress = cmd.ErrOrStderr()
-			res, err := runner.Run(cmd.Context(), spec, opts)
+			stderr := cmd.ErrOrStderr()
+			shard, source, err := resolveShard(shardFlag, shardCount, cmd.Flags().Changed("shard-count"), os.Getenv)
 			if err != nil {
 				return err
+			}
+			if source != "" {
+				fmt.Fprintf(stderr, "wcmc: shard %s, %s\n", shard, source)
+			}
+			opts.Trials = trials
+			opts.Progress = stderr
+			opts.Dir = out
+			opts.Shard = shard
+			resume := resumeCommand(cmd, spec.ID, opts, out, shardFlag, shardCount)
+			finished := make(chan struct{})
+			defer close(finished)
+			watchSignals(finished, stderr, runner.JournalPath(out, spec.ID), resume)
+
+			res, err := runner.Run(cmd.Context(), spec, opts)
+			var stopped *runner.Interrupted
+			switch {
+			case errors.As(err, &stopped):
+				return fmt.Errorf("%v\nresume with:\n  %s", stopped, resume)
+			case errors.Is(err, runner.ErrUnfinished):
+				return fmt.Errorf("%v\nresume with:\n  %s", err, resume)
+			case err != nil:
+				return err
+			}
+			stdout := cmd.OutOrStdout()
+			if !shard.Whole() {
+				fmt.Fprintf(stdout, "shard %s of %s: %d tasks saved in %s", shard, spec.ID, len(res.Tasks), runner.JournalPath(out, spec.ID))
+				if res.Resumed > 0 {
+					fmt.Fprintf(stdout, " (%d from before the resume)", res.Resumed)
+				}
+				fmt.Fprintf(stdout, "\nwhen all %d shards are done, combine their directories:\n  wcmc merge DIR... --out DIR\n", shard.Count)
+				return nil
 			}
 			files, warns, err := runner.WriteFiles(out, res)
 			if err != nil {
 				return err
 			}
-			stdout := cmd.OutOrStdout()
+			if err := runner.RemoveJournal(out, spec.ID); err != nil {
+				fmt.Fprintf(stderr, "wcmc: the results are written, but the journal could not be removed: %v\n", err)
+			}
 			for _, w := range warns {
-				fmt.Fprintf(cmd.ErrOrStderr(), "figure: %s\n", w)
+				fmt.Fprintf(stderr, "figure: %s\n", w)
 			}
 			fmt.Fprintln(stdout, "wrote:")
 			for _, f := range files {
@@ -72,11 +128,194 @@ swept one takes a comma-separated list, e.g. --set snr=0,10,20).`,
 	f := cmd.Flags()
 	f.IntVar(&trials, "trials", 0, "number of trials per sweep point (default: the experiment's)")
 	f.Uint64Var(&opts.Seed, "seed", 1, "run seed; every task's seed derives from it")
-	f.StringVar(&out, "out", "results", "output directory")
+	f.StringVar(&out, "out", "results", "output directory (also holds the journal of an unfinished run)")
 	f.StringArrayVar(&opts.Sets, "set", nil, "set a parameter, name=value (repeatable; see 'wcmc show ID')")
 	f.BoolVar(&opts.Quick, "quick", false, "smoke-sized run (the experiment's quick settings)")
 	f.IntVar(&opts.Workers, "workers", 0, "parallel workers (0 = all cores)")
+	f.BoolVar(&opts.Resume, "resume", false, "continue the interrupted run journaled in --out (same settings), skipping its finished tasks")
+	f.StringVar(&shardFlag, "shard", "", "run slice i of n (0-based, e.g. 2/8) and write only its journal; combine with 'wcmc merge'")
+	f.IntVar(&shardCount, "shard-count", 0, "number of shards when the index comes from JOB_COMPLETION_INDEX (default $WCMC_SHARD_COUNT)")
 	return cmd
+}
+
+// resolveShard returns the shard to run and, for a sharded run, a phrase
+// saying where it came from: --shard i/n; else JOB_COMPLETION_INDEX (a
+// Kubernetes Indexed Job) with the count from --shard-count or
+// WCMC_SHARD_COUNT; else SLURM_ARRAY_TASK_ID (a Slurm job array) with the
+// count from --shard-count or SLURM_ARRAY_TASK_COUNT, the index counted
+// from SLURM_ARRAY_TASK_MIN in steps of SLURM_ARRAY_TASK_STEP; else the
+// whole run.
+func resolveShard(flag string, count int, countSet bool, getenv func(string) string) (runner.Shard, string, error) {
+	envInt := func(name string) (int, bool, error) {
+		v := strings.TrimSpace(getenv(name))
+		if v == "" {
+			return 0, false, nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return 0, true, fmt.Errorf("%s=%q is not an integer", name, v)
+		}
+		return n, true, nil
+	}
+	if countSet && count < 1 {
+		return runner.Shard{}, "", fmt.Errorf("--shard-count must be ≥ 1, got %d", count)
+	}
+	if flag != "" {
+		if countSet {
+			return runner.Shard{}, "", fmt.Errorf("--shard %s already gives the count; --shard-count is for JOB_COMPLETION_INDEX", flag)
+		}
+		s, err := runner.ParseShard(flag)
+		if err != nil {
+			return runner.Shard{}, "", fmt.Errorf("--shard: %w", err)
+		}
+		if s.Whole() {
+			return s, "", nil
+		}
+		return s, "from --shard", nil
+	}
+	if idx, ok, err := envInt("JOB_COMPLETION_INDEX"); ok || err != nil {
+		if err != nil {
+			return runner.Shard{}, "", err
+		}
+		from := "--shard-count"
+		if !countSet {
+			n, ok, err := envInt("WCMC_SHARD_COUNT")
+			if err != nil {
+				return runner.Shard{}, "", err
+			}
+			if !ok {
+				return runner.Shard{}, "", fmt.Errorf("JOB_COMPLETION_INDEX=%d is set (a Kubernetes Indexed Job) but not the number of shards: pass --shard-count N or set WCMC_SHARD_COUNT=N, N being the Job's spec.completions (or run the whole sweep with --shard 0/1)", idx)
+			}
+			count, from = n, fmt.Sprintf("WCMC_SHARD_COUNT=%d", n)
+		}
+		s := runner.Shard{Index: idx, Count: count}
+		if err := s.Check(); err != nil {
+			return runner.Shard{}, "", fmt.Errorf("JOB_COMPLETION_INDEX=%d with %s: %w", idx, from, err)
+		}
+		return s, fmt.Sprintf("from JOB_COMPLETION_INDEX=%d and %s (Kubernetes Indexed Job)", idx, from), nil
+	}
+	if id, ok, err := envInt("SLURM_ARRAY_TASK_ID"); ok || err != nil {
+		if err != nil {
+			return runner.Shard{}, "", err
+		}
+		from := "--shard-count"
+		if !countSet {
+			n, ok, err := envInt("SLURM_ARRAY_TASK_COUNT")
+			if err != nil {
+				return runner.Shard{}, "", err
+			}
+			if !ok {
+				return runner.Shard{}, "", fmt.Errorf("SLURM_ARRAY_TASK_ID=%d is set (a Slurm job array) but not SLURM_ARRAY_TASK_COUNT: pass --shard-count N (or run the whole sweep with --shard 0/1)", id)
+			}
+			count, from = n, fmt.Sprintf("SLURM_ARRAY_TASK_COUNT=%d", n)
+		}
+		lo, _, err := envInt("SLURM_ARRAY_TASK_MIN")
+		if err != nil {
+			return runner.Shard{}, "", err
+		}
+		step, ok, err := envInt("SLURM_ARRAY_TASK_STEP")
+		if err != nil {
+			return runner.Shard{}, "", err
+		}
+		if !ok || step < 1 {
+			step = 1
+		}
+		where := fmt.Sprintf("SLURM_ARRAY_TASK_ID=%d (SLURM_ARRAY_TASK_MIN=%d, step %d) with %s", id, lo, step, from)
+		if (id-lo)%step != 0 || id < lo {
+			return runner.Shard{}, "", fmt.Errorf("%s: the array is not a range lo-hi[:step]; use --array=0-%d or --shard i/n", where, count-1)
+		}
+		s := runner.Shard{Index: (id - lo) / step, Count: count}
+		if err := s.Check(); err != nil {
+			return runner.Shard{}, "", fmt.Errorf("%s: %w (use --array=0-%d)", where, err, count-1)
+		}
+		return s, "from " + where + " (Slurm job array)", nil
+	}
+	if countSet {
+		return runner.Shard{}, "", errors.New("--shard-count needs JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID in the environment; on the command line use --shard i/n")
+	}
+	return runner.Shard{}, "", nil
+}
+
+// resumeCommand is the command that continues this run: the same
+// experiment and flags, with --resume.
+func resumeCommand(cmd *cobra.Command, id string, opts runner.Options, out, shard string, shardCount int) string {
+	words := []string{"wcmc", "run", id}
+	changed := cmd.Flags().Changed
+	if opts.Quick {
+		words = append(words, "--quick")
+	}
+	if changed("trials") {
+		words = append(words, "--trials", strconv.Itoa(opts.Trials))
+	}
+	for _, s := range opts.Sets {
+		words = append(words, "--set", s)
+	}
+	if changed("seed") {
+		words = append(words, "--seed", strconv.FormatUint(opts.Seed, 10))
+	}
+	if changed("out") {
+		words = append(words, "--out", out)
+	}
+	if changed("workers") {
+		words = append(words, "--workers", strconv.Itoa(opts.Workers))
+	}
+	if shard != "" {
+		words = append(words, "--shard", shard)
+	}
+	if changed("shard-count") {
+		words = append(words, "--shard-count", strconv.Itoa(shardCount))
+	}
+	words = append(words, "--resume")
+	for i, w := range words {
+		words[i] = shellQuote(w)
+	}
+	return strings.Join(words, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=,:+@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// stopGrace is how long a stopped run waits for its running tasks to
+// finish (and be saved) before it exits; less than Kubernetes' default
+// termination grace period of 30 s.
+const stopGrace = 10 * time.Second
+
+// watchSignals follows SIGINT and SIGTERM during a run. The first one also
+// cancels the run's context (main's signal.NotifyContext): no task starts,
+// and the running ones get stopGrace to finish and be saved; after that,
+// or at a second signal, the process exits at once with status 1 — every
+// finished task is already in the journal. It returns when finished is
+// closed.
+func watchSignals(finished <-chan struct{}, stderr io.Writer, journal, resume string) {
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		defer signal.Stop(sig)
+		select {
+		case <-finished:
+			return
+		case <-sig:
+		}
+		fmt.Fprintf(stderr, "wcmc: stopping: no new task starts; the running ones have %s to finish and be saved (interrupt again to stop now)\n", stopGrace)
+		timer := time.NewTimer(stopGrace)
+		defer timer.Stop()
+		select {
+		case <-finished:
+			return
+		case <-sig:
+		case <-timer.C:
+			fmt.Fprintf(stderr, "wcmc: the running tasks did not finish within %s; they will run again on resume\n", stopGrace)
+		}
+		fmt.Fprintf(stderr, "wcmc: stopped; the finished tasks are saved in %s\nresume with:\n  %s\n", journal, resume)
+		os.Exit(1)
+	}()
 }
 
 // printTable prints the mean of the main metric per scheme (rows) and

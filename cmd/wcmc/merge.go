@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"wcmc/runner"
+)
+
+func init() {
+	extraCommands = append(extraCommands, func(specs []runner.Spec) *cobra.Command { return newMergeCmd(specs) })
+}
+
+func newMergeCmd(specs []runner.Spec) *cobra.Command {
+	var out, id string
+	cmd := &cobra.Command{
+		Use:   "merge DIR... --out DIR",
+		Short: "Combine the shards of a sharded run into the run's CSV, JSON and figures",
+		Long: `Combine the output directories of the shards of one run ('wcmc run ID
+--shard i/n', or a Kubernetes Indexed Job or Slurm job array) into the files
+of the single run: ID.csv and ID.summary.csv are byte for byte those of an
+unsharded run with the same settings and seed, and ID.json and the figures
+follow from them.
+
+Each DIR holds one shard's ID.run.json and ID.journal.jsonl. Merge refuses,
+naming the directories and tasks, shards that disagree on the experiment,
+parameters, seed or trials, that overlap, or that leave tasks missing (an
+absent shard, or one that did not finish: resume it with 'wcmc run ...
+--resume', then merge again).`,
+		Example: `  wcmc merge results/shard-0 results/shard-1 results/shard-2 --out results
+  wcmc merge results/shard-* --out results --experiment gauss-snr`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, dirs []string) error {
+			if out == "" {
+				return fmt.Errorf("--out: name the directory for the merged files")
+			}
+			res, err := runner.Merge(specs, dirs, id)
+			if err != nil {
+				return err
+			}
+			files, warns, err := runner.WriteFiles(out, res)
+			if err != nil {
+				return err
+			}
+			for _, w := range warns {
+				fmt.Fprintf(cmd.ErrOrStderr(), "figure: %s\n", w)
+			}
+			stdout := cmd.OutOrStdout()
+			fmt.Fprintf(stdout, "merged %d directories: %d tasks of %s\nwrote:\n", len(dirs), len(res.Tasks), res.Spec.ID)
+			for _, f := range files {
+				fmt.Fprintf(stdout, "  %s\n", f)
+			}
+			fmt.Fprintln(stdout)
+			return printTable(stdout, res)
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "directory for the merged files (required)")
+	cmd.Flags().StringVar(&id, "experiment", "", "the experiment to merge, when the directories hold several")
+	return cmd
+}

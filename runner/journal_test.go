@@ -1,0 +1,375 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// infoSpec is noiseSpec with richer diagnostics (ints, slices, a struct, a
+// NaN), whose JSON round trip must not change a resumed result.
+func infoSpec() Spec {
+	spec := noiseSpec()
+	run := spec.Run
+	spec.Run = func(t Task) (Outcome, error) {
+		o, err := run(t)
+		// Infinite values (an infinite KL divergence) are values: they
+		// must survive the journal.
+		switch {
+		case t.X == 4 && t.Trial == 1:
+			o.Rows = append(o.Rows, Row{Scheme: "c", Metric: "aux", Value: math.Inf(1)})
+		case t.X == 2 && t.Trial == 0:
+			o.Rows = append(o.Rows, Row{Scheme: "c", Metric: "aux", Value: math.Inf(-1)})
+		}
+		o.Info["c"] = map[string]any{"v": []float64{1.5, math.Inf(1)}, "s": struct {
+			B int
+			A string
+		}{3, "<x>"}, "n": int64(1) << 40}
+		return o, err
+	}
+	return spec
+}
+
+// reference runs spec uninterrupted without a journal.
+func reference(t *testing.T, spec Spec, opts Options) *Result {
+	t.Helper()
+	opts.Dir, opts.Resume, opts.Shard = "", false, Shard{}
+	return mustRun(t, spec, opts)
+}
+
+// sameResult checks that two results have the same tasks (rows, skips,
+// info) and write the same CSV and summary bytes.
+func sameResult(t *testing.T, got, want *Result) {
+	t.Helper()
+	if !reflect.DeepEqual(got.Tasks, want.Tasks) {
+		t.Fatalf("task records differ:\n got %+v\nwant %+v", got.Tasks, want.Tasks)
+	}
+	r1, s1 := csvBytes(t, got)
+	r2, s2 := csvBytes(t, want)
+	if !bytes.Equal(r1, r2) || !bytes.Equal(s1, s2) {
+		t.Fatal("CSV bytes differ")
+	}
+	if !reflect.DeepEqual(got.Notes, want.Notes) {
+		t.Fatalf("notes %v, want %v", got.Notes, want.Notes)
+	}
+}
+
+func journalLines(t *testing.T, dir, id string) []string {
+	t.Helper()
+	data, err := os.ReadFile(JournalPath(dir, id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.SplitAfter(string(data), "\n")
+}
+
+// interrupt runs spec journaled in dir and cancels it once n tasks are
+// recorded; it returns the Interrupted error.
+func interrupt(t *testing.T, spec Spec, opts Options, n int) *Interrupted {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var seen atomic.Int32
+	opts.OnTask = func(TaskResult) error {
+		if int(seen.Add(1)) == n {
+			cancel()
+		}
+		return nil
+	}
+	_, err := Run(ctx, spec, opts)
+	var in *Interrupted
+	if !errors.As(err, &in) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted run: err = %v, want *Interrupted wrapping context.Canceled", err)
+	}
+	return in
+}
+
+func TestJournalResumeEqualsUninterrupted(t *testing.T) {
+	spec := infoSpec()
+	dir := t.TempDir()
+	opts := Options{Seed: 5, Trials: 6, Workers: 2, Dir: dir}
+	want := reference(t, spec, opts)
+
+	in := interrupt(t, spec, opts, 4)
+	lines := journalLines(t, dir, "noise")
+	if in.Done < 4 || in.Done >= in.Total || in.Total != 18 || len(lines)-1 != in.Done {
+		t.Fatalf("interrupted: %+v with %d journal lines", in, len(lines)-1)
+	}
+	// A crash mid-write leaves a torn last line: it is ignored.
+	f, _ := os.OpenFile(JournalPath(dir, "noise"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"point":2,"x":4,"trial":5,"rows":[{"sch`)
+	f.Close()
+
+	var prog bytes.Buffer
+	var ran atomic.Int32
+	opts.Resume, opts.Progress = true, &prog
+	opts.OnTask = func(TaskResult) error { ran.Add(1); return nil }
+	got := mustRun(t, spec, opts)
+	sameResult(t, got, want)
+	if got.Resumed != in.Done || int(ran.Load()) != 18-in.Done {
+		t.Errorf("resumed %d, ran %d; want %d and %d", got.Resumed, ran.Load(), in.Done, 18-in.Done)
+	}
+	for _, w := range []string{"torn last line", "resuming", "tasks done"} {
+		if !strings.Contains(prog.String(), w) {
+			t.Errorf("progress lacks %q:\n%s", w, prog.String())
+		}
+	}
+	// The journal now holds every task once, with no torn line.
+	f, _ = os.Open(JournalPath(dir, "noise"))
+	data, err := ReadJournal(f)
+	f.Close()
+	if err != nil || len(data.Records) != 18 || data.Torn != "" {
+		t.Fatalf("journal after resume: %d records, torn %q, err %v", len(data.Records), data.Torn, err)
+	}
+	// Resuming a finished journal runs nothing, not even Setup.
+	spec.Setup = func(Values, *rand.Rand) (any, error) { t.Fatal("Setup ran"); return nil, nil }
+	ran.Store(0)
+	again := mustRun(t, spec, opts)
+	sameResult(t, again, want)
+	if ran.Load() != 0 || again.Resumed != 18 {
+		t.Errorf("finished journal: ran %d tasks, resumed %d", ran.Load(), again.Resumed)
+	}
+}
+
+func TestResumeTrajectoryPartialTrial(t *testing.T) {
+	// A kill between the records of one trajectory trial leaves part of
+	// the trial journaled: the resumed run reruns the trial and keeps only
+	// the missing checkpoints.
+	spec := walkSpec()
+	dir := t.TempDir()
+	opts := Options{Seed: 2, Trials: 3, Workers: 2, Dir: dir}
+	want := reference(t, spec, opts)
+	mustRun(t, spec, opts)
+	lines := journalLines(t, dir, "walk")
+	kept := strings.Join(lines[:len(lines)-3], "") // drop the last 2 records
+	if err := os.WriteFile(JournalPath(dir, "walk"), []byte(kept), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts.Resume = true
+	got := mustRun(t, spec, opts)
+	sameResult(t, got, want)
+	if got.Resumed != 9-2 {
+		t.Errorf("resumed %d records, want 7", got.Resumed)
+	}
+}
+
+func TestFreshRunKeepsUnfinishedJournal(t *testing.T) {
+	spec := noiseSpec()
+	dir := t.TempDir()
+	opts := Options{Seed: 1, Trials: 4, Workers: 1, Dir: dir}
+	interrupt(t, spec, opts, 2)
+	before, _ := os.ReadFile(JournalPath(dir, "noise"))
+	_, err := Run(context.Background(), spec, opts)
+	if !errors.Is(err, ErrUnfinished) || !strings.Contains(err.Error(), "finished tasks") || !strings.Contains(err.Error(), "resume") {
+		t.Fatalf("fresh run over an unfinished journal: %v", err)
+	}
+	after, _ := os.ReadFile(JournalPath(dir, "noise"))
+	if !bytes.Equal(before, after) {
+		t.Error("the refused run changed the journal")
+	}
+	// After removing it, a fresh run starts over.
+	if err := RemoveJournal(dir, "noise"); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, spec, opts)
+	// Resuming in an empty directory starts the run.
+	opts.Dir, opts.Resume = t.TempDir(), true
+	sameResult(t, mustRun(t, spec, opts), reference(t, spec, opts))
+}
+
+func TestResumeRefusesAnotherRun(t *testing.T) {
+	spec := noiseSpec()
+	dir := t.TempDir()
+	base := Options{Seed: 1, Trials: 4, Workers: 1, Dir: dir, Sets: []string{"x=1,2,4", "n=3"}}
+	interrupt(t, spec, base, 2)
+	cases := []struct {
+		mod  func(*Options)
+		want []string
+	}{
+		{func(o *Options) { o.Seed = 2 }, []string{"another run", "seed 1, not 2"}},
+		{func(o *Options) { o.Trials = 5 }, []string{"trials 4, not 5"}},
+		{func(o *Options) { o.Sets = []string{"x=1,2,4", "n=4"} }, []string{`parameter "n" = "3", not "4"`}},
+		{func(o *Options) { o.Sets = []string{"x=1,2", "n=3"} }, []string{`parameter "x"`}},
+		{func(o *Options) { o.Shard = Shard{1, 2} }, []string{"shard 0/1 of a run, not of shard 1/2", "own output directory"}},
+		{func(o *Options) { o.Shard, o.Resume = Shard{1, 2}, false }, []string{"shard 0/1 of a run, not of shard 1/2"}},
+		{func(o *Options) { o.Dir = "" }, []string{"Options.Dir"}},
+	}
+	for _, c := range cases {
+		o := base
+		o.Resume = true
+		c.mod(&o)
+		_, err := Run(context.Background(), spec, o)
+		for _, w := range c.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("resume with %+v: error %v should mention %q", o, err, w)
+			}
+		}
+	}
+	// The same values written differently are the same run.
+	o := base
+	o.Resume, o.Sets = true, []string{"x=1e0, 2.0,4", "n=3"}
+	mustRun(t, spec, o)
+}
+
+func TestJournalDamage(t *testing.T) {
+	spec := noiseSpec()
+	opts := Options{Seed: 1, Trials: 2, Workers: 1, Resume: true}
+
+	// A bad line before the last is corruption, not a torn write.
+	opts.Dir = t.TempDir()
+	interrupt(t, spec, opts, 3)
+	lines := journalLines(t, opts.Dir, "noise")
+	lines[1] = "{garbage}\n"
+	os.WriteFile(JournalPath(opts.Dir, "noise"), []byte(strings.Join(lines, "")), 0o644)
+	if _, err := Run(context.Background(), spec, opts); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("corrupt line 2: %v", err)
+	}
+
+	// A journal without its identity cannot be resumed.
+	opts.Dir = t.TempDir()
+	interrupt(t, spec, opts, 2)
+	os.Remove(IdentityPath(opts.Dir, "noise"))
+	if _, err := Run(context.Background(), spec, opts); err == nil || !strings.Contains(err.Error(), "run.json") {
+		t.Errorf("no identity: %v", err)
+	}
+
+	// A record of another sweep point, or a task twice, is refused.
+	for name, edit := range map[string]func(string) string{
+		"of the sweep is": func(l string) string { return strings.Replace(l, `"x":1,`, `"x":1.5,`, 1) },
+		"recorded twice":  func(l string) string { return l + l },
+		"not in":          func(l string) string { return strings.Replace(l, `"scheme":"a"`, `"scheme":"zz"`, 1) },
+	} {
+		opts.Dir = t.TempDir()
+		interrupt(t, spec, opts, 2)
+		lines := journalLines(t, opts.Dir, "noise")
+		lines[0] = edit(lines[0])
+		os.WriteFile(JournalPath(opts.Dir, "noise"), []byte(strings.Join(lines, "")), 0o644)
+		if _, err := Run(context.Background(), spec, opts); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func TestJournalLocked(t *testing.T) {
+	spec := noiseSpec()
+	plan, err := NewPlan(spec, Options{Trials: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	j, _, _, err := plan.openJournal(dir, Shard{}, plan.Tasks, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if _, err := Run(context.Background(), spec, Options{Trials: 1, Dir: dir, Resume: true}); err == nil || !strings.Contains(err.Error(), "another wcmc process") {
+		t.Errorf("second writer: %v", err)
+	}
+}
+
+func TestTaskErrorKeepsFinishedTasks(t *testing.T) {
+	spec := noiseSpec()
+	run := spec.Run
+	spec.Run = func(t Task) (Outcome, error) {
+		if t.Point == 2 && t.Trial == 1 {
+			return Outcome{}, errors.New("boom")
+		}
+		return run(t)
+	}
+	dir := t.TempDir()
+	_, err := Run(context.Background(), spec, Options{Trials: 2, Workers: 1, Dir: dir})
+	if err == nil || !strings.Contains(err.Error(), "boom") || !strings.Contains(err.Error(), "5 of 6 tasks finished and are saved") {
+		t.Fatalf("error %v", err)
+	}
+	if n := len(journalLines(t, dir, "noise")) - 1; n != 5 {
+		t.Errorf("journal holds %d records, want 5", n)
+	}
+}
+
+func TestNaNRefused(t *testing.T) {
+	spec := noiseSpec()
+	spec.Run = func(t Task) (Outcome, error) {
+		v := 1.0
+		if t.X == 4 && t.Trial == 1 {
+			v = math.NaN()
+		}
+		return Outcome{Rows: []Row{{Scheme: "b", Metric: "aux", Value: v}}}, nil
+	}
+	_, err := Run(context.Background(), spec, Options{Trials: 2, Dir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "x=4 trial 1") || !strings.Contains(err.Error(), `scheme "b"`) || !strings.Contains(err.Error(), "aux = NaN") {
+		t.Errorf("error %v should name the task, scheme and metric", err)
+	}
+	// The writer refuses a hand-made NaN before writing anything.
+	res := mustRun(t, noiseSpec(), Options{Trials: 2})
+	res.Tasks[3].Rows[0].Value = math.NaN()
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, _, err := WriteFiles(dir, res); err == nil || !strings.Contains(err.Error(), "NaN") || !strings.Contains(err.Error(), `scheme "a"`) {
+		t.Errorf("WriteFiles with NaN: %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("files written despite the NaN: %v", entries)
+	}
+	// +Inf and −Inf in one summary cell average to NaN: refused too.
+	res = mustRun(t, noiseSpec(), Options{Trials: 2})
+	res.Tasks[2].Rows[0].Value, res.Tasks[3].Rows[0].Value = math.Inf(1), math.Inf(-1)
+	if _, _, err := WriteFiles(dir, res); err == nil || !strings.Contains(err.Error(), "summary") {
+		t.Errorf("WriteFiles with ±Inf in one cell: %v", err)
+	}
+	// A single +Inf is a value, written as such.
+	res = mustRun(t, noiseSpec(), Options{Trials: 2})
+	res.Tasks[3].Rows[0].Value = math.Inf(1)
+	if _, _, err := WriteFiles(dir, res); err != nil {
+		t.Errorf("WriteFiles with +Inf: %v", err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "noise.csv")); !strings.Contains(string(data), ",err,+Inf\n") {
+		t.Error("+Inf not in the CSV")
+	}
+	// And a shard's partial result.
+	res = mustRun(t, noiseSpec(), Options{Trials: 2, Shard: Shard{1, 2}})
+	if _, _, err := WriteFiles(dir, res); err == nil || !strings.Contains(err.Error(), "shard 1/2") {
+		t.Errorf("WriteFiles of a shard: %v", err)
+	}
+}
+
+func TestReadJournalTornAndCorrupt(t *testing.T) {
+	good := `{"point":0,"x":1,"trial":0,"rows":[],"done":"2026-01-02T03:04:05Z"}` + "\n"
+	cases := []struct {
+		data          string
+		records       int
+		valid         int
+		torn, wantErr bool
+	}{
+		{"", 0, 0, false, false},
+		{good, 1, len(good), false, false},
+		{good + good, 2, 2 * len(good), false, false},
+		{good + good[:20], 1, len(good), true, false},                      // cut mid-line
+		{good + strings.TrimSuffix(good, "\n"), 1, len(good), true, false}, // newline not written
+		{good + "\x00\x00\x00", 1, len(good), true, false},                 // zero-filled tail
+		{good + "{bad}\n", 1, len(good), true, false},                      // last line unparsable
+		{"{bad}\n" + good, 0, 0, false, true},                              // corrupt middle
+		{good + "\n" + good, 1, len(good), false, true},                    // empty middle line
+		{`{"point":0,"x":1,"trial":0,"done":"2026-01-02T03:04:05Z","extra":1}` + "\n", 0, 0, true, false},
+		{`{"point":0,"x":1,"trial":0}` + "\n", 0, 0, true, false}, // no time
+	}
+	for i, c := range cases {
+		d, err := ReadJournal(strings.NewReader(c.data))
+		if (err != nil) != c.wantErr {
+			t.Errorf("case %d: err %v", i, err)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		if len(d.Records) != c.records || d.Valid != int64(c.valid) || (d.Torn != "") != c.torn {
+			t.Errorf("case %d: %d records, valid %d, torn %q", i, len(d.Records), d.Valid, d.Torn)
+		}
+	}
+}

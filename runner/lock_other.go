@@ -1,0 +1,8 @@
+//go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
+
+package runner
+
+import "os"
+
+// lockFile is a no-op where flock(2) is not available.
+func lockFile(*os.File) error { return nil }

@@ -1,0 +1,15 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package runner
+
+import (
+	"os"
+	"syscall"
+)
+
+// lockFile takes an exclusive advisory lock on f without waiting, so that
+// two processes never append to one journal. The lock goes with the
+// process: a killed run leaves no stale lock.
+func lockFile(f *os.File) error {
+	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+}

@@ -1,0 +1,334 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Shard outputs (see Options.Shard and Options.Dir) are merged from their
+// journals: each shard directory holds ID.run.json and ID.journal.jsonl.
+
+// JournaledRuns returns the IDs of the journaled runs in dir (the ID of
+// every ID.run.json), sorted.
+func JournaledRuns(dir string) ([]string, error) {
+	matches, err := filepath.Glob(filepath.Join(dir, "*.run.json"))
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, m := range matches {
+		ids = append(ids, strings.TrimSuffix(filepath.Base(m), ".run.json"))
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// Merge combines the journals of the shards of one run, one shard per
+// directory, into the Result of the whole run: the same tasks, in the same
+// order, as an unsharded run with the same parameters and seed, so that
+// WriteFiles writes the same ID.csv and ID.summary.csv byte for byte.
+//
+// id names the experiment; "" means the only experiment journaled in the
+// directories. specs must contain it. Merge refuses, naming the
+// directories and tasks concerned: a directory given twice or without the
+// experiment's journal; shards that disagree on experiment, parameters,
+// seed or trials (see Plan.Mismatch); a record that is not a task of the
+// run or not of its directory's shard; a task in two directories; and tasks
+// that no directory holds (with the shards they belong to). A torn last
+// line of a journal (a task cut short) is ignored, its task then counted
+// as missing.
+func Merge(specs []Spec, dirs []string, id string) (*Result, error) {
+	if len(dirs) == 0 {
+		return nil, errors.New("merge: no shard directories given")
+	}
+	seenDir := map[string]string{}
+	for _, d := range dirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, err
+		}
+		if prev, dup := seenDir[abs]; dup {
+			return nil, fmt.Errorf("merge: directory %s is given twice (as %s and %s)", abs, prev, d)
+		}
+		seenDir[abs] = d
+		if st, err := os.Stat(d); err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		} else if !st.IsDir() {
+			return nil, fmt.Errorf("merge: %s is not a directory", d)
+		}
+	}
+	if id == "" {
+		var err error
+		if id, err = onlyExperiment(dirs); err != nil {
+			return nil, err
+		}
+	}
+	var spec Spec
+	found := false
+	for _, s := range specs {
+		if s.ID == id {
+			spec, found = s, true
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("merge: unknown experiment %q", id)
+	}
+
+	ids := make([]Identity, len(dirs))
+	for i, d := range dirs {
+		var err error
+		if ids[i], err = ReadIdentity(IdentityPath(d, id)); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("merge: %s has no %s: not a shard of a run of %s", d, filepath.Base(IdentityPath(d, id)), id)
+			}
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+	}
+	plan, err := planFromIdentity(spec, ids[0])
+	if err != nil {
+		return nil, fmt.Errorf("merge: %s: %w", dirs[0], err)
+	}
+	for i := 1; i < len(dirs); i++ {
+		if diff := plan.Mismatch(ids[i]); len(diff) > 0 {
+			return nil, fmt.Errorf("merge: shards disagree: %s (shard %s) is another run than %s (shard %s): %s",
+				dirs[i], ids[i].Shard, dirs[0], ids[0].Shard, joinDiff(diff))
+		}
+	}
+
+	from := map[TaskKey]int{} // task → index of the directory holding it
+	var (
+		tasks    []TaskResult
+		overlaps = map[[2]int][]TaskKey{}
+		start    = ids[0].Start
+		end      time.Time
+	)
+	for i, d := range dirs {
+		data, err := readJournalFile(JournalPath(d, id))
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		sh := ids[i].Shard.norm()
+		if err := sh.Check(); err != nil {
+			return nil, fmt.Errorf("merge: %s: %w", IdentityPath(d, id), err)
+		}
+		for n, r := range data.Records {
+			if err := plan.CheckRecord(r.TaskResult); err != nil {
+				return nil, fmt.Errorf("merge: %s, record %d: %w", JournalPath(d, id), n+1, err)
+			}
+			if got := plan.shardOf(r.TaskKey, sh.Count); got != sh.Index {
+				return nil, fmt.Errorf("merge: %s, record %d: task %s is in shard %d/%d, not in this directory's shard %s",
+					JournalPath(d, id), n+1, plan.taskName(r.TaskKey), got, sh.Count, sh)
+			}
+			if j, dup := from[r.TaskKey]; dup {
+				overlaps[[2]int{j, i}] = append(overlaps[[2]int{j, i}], r.TaskKey)
+				continue
+			}
+			from[r.TaskKey] = i
+			tasks = append(tasks, r.TaskResult)
+			if r.Done.After(end) {
+				end = r.Done
+			}
+		}
+		if ids[i].Start.Before(start) {
+			start = ids[i].Start
+		}
+	}
+	if len(overlaps) > 0 {
+		var msgs []string
+		for pair, keys := range overlaps {
+			msgs = append(msgs, fmt.Sprintf("%s and %s both hold %s (%s)", dirs[pair[0]], dirs[pair[1]], nTasks(len(keys)), plan.taskList(keys)))
+		}
+		sort.Strings(msgs)
+		return nil, fmt.Errorf("merge: shards overlap: %s", strings.Join(msgs, "; "))
+	}
+	if missing := remaining(plan.Tasks, tasks); len(missing) > 0 {
+		return nil, plan.missingError(missing, dirs, ids)
+	}
+	res := plan.Result(tasks, start, end)
+	for _, x := range ids {
+		res.Quick = res.Quick && x.Quick
+	}
+	return res, nil
+}
+
+// onlyExperiment returns the one experiment journaled in dirs.
+func onlyExperiment(dirs []string) (string, error) {
+	all := map[string]bool{}
+	for _, d := range dirs {
+		ids, err := JournaledRuns(d)
+		if err != nil {
+			return "", err
+		}
+		if len(ids) == 0 {
+			return "", fmt.Errorf("merge: %s holds no journaled run (no ID.run.json)", d)
+		}
+		for _, id := range ids {
+			all[id] = true
+		}
+	}
+	if len(all) > 1 {
+		names := make([]string, 0, len(all))
+		for id := range all {
+			names = append(names, id)
+		}
+		sort.Strings(names)
+		return "", fmt.Errorf("merge: the directories hold runs of %s: name the one to merge", strings.Join(names, ", "))
+	}
+	for id := range all {
+		return id, nil
+	}
+	return "", errors.New("merge: no experiment")
+}
+
+// paramSets turns recorded parameters into "name=value" settings, sorted by
+// name so that a replay resolves them in a fixed order.
+func paramSets(params map[string]string) []string {
+	sets := make([]string, 0, len(params))
+	for _, name := range slices.Sorted(maps.Keys(params)) {
+		sets = append(sets, name+"="+params[name])
+	}
+	return sets
+}
+
+// planFromIdentity rebuilds the plan of a recorded run.
+func planFromIdentity(spec Spec, id Identity) (*Plan, error) {
+	if id.Experiment != spec.ID {
+		return nil, fmt.Errorf("run of %s, not %s", id.Experiment, spec.ID)
+	}
+	sets := paramSets(id.Params)
+	for _, p := range spec.Params {
+		if _, ok := id.Params[p.Name]; !ok {
+			return nil, fmt.Errorf("the recorded run has no parameter %q (a run of another wcmc version, %s?)", p.Name, id.Version)
+		}
+	}
+	if id.Trials < 1 {
+		return nil, fmt.Errorf("the recorded run has %d trials", id.Trials)
+	}
+	plan, err := NewPlan(spec, Options{Seed: id.Seed, Trials: id.Trials, Sets: sets})
+	if err != nil {
+		return nil, fmt.Errorf("the recorded parameters: %w", err)
+	}
+	plan.Quick = id.Quick
+	return plan, nil
+}
+
+func readJournalFile(path string) (JournalData, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return JournalData{}, nil // a shard that finished no task
+	}
+	if err != nil {
+		return JournalData{}, err
+	}
+	defer f.Close()
+	data, err := ReadJournal(f)
+	if err != nil {
+		return JournalData{}, fmt.Errorf("journal %s is damaged: %w", path, err)
+	}
+	return data, nil
+}
+
+func (p *Plan) taskName(k TaskKey) string {
+	return fmt.Sprintf("%s=%s trial %d", p.Spec.X, FormatX(k.X), k.Trial)
+}
+
+// taskList names keys compactly: "snr_db=5 trials 0-3,7; snr_db=10 trial 2"
+// (the first few points).
+func (p *Plan) taskList(keys []TaskKey) string {
+	keys = slices.Clone(keys)
+	sortKeys(keys)
+	const maxPoints = 8
+	var parts []string
+	for i := 0; i < len(keys); {
+		j := i
+		var trials []int
+		for ; j < len(keys) && keys[j].Point == keys[i].Point; j++ {
+			trials = append(trials, keys[j].Trial)
+		}
+		if len(parts) == maxPoints {
+			parts = append(parts, "…")
+			break
+		}
+		word := "trial"
+		if len(trials) > 1 {
+			word = "trials"
+		}
+		parts = append(parts, fmt.Sprintf("%s=%s %s %s", p.Spec.X, FormatX(keys[i].X), word, ranges(trials)))
+		i = j
+	}
+	return strings.Join(parts, "; ")
+}
+
+// nTasks writes "1 task" or "n tasks".
+func nTasks(n int) string {
+	if n == 1 {
+		return "1 task"
+	}
+	return strconv.Itoa(n) + " tasks"
+}
+
+// ranges writes sorted integers as "0-3,7" (the first dozen runs of them).
+func ranges(v []int) string {
+	const maxParts = 12
+	var parts []string
+	for i := 0; i < len(v); {
+		if len(parts) == maxParts {
+			parts = append(parts, fmt.Sprintf("… (%d in all)", len(v)))
+			break
+		}
+		j := i
+		for j+1 < len(v) && v[j+1] == v[j]+1 {
+			j++
+		}
+		if j == i {
+			parts = append(parts, strconv.Itoa(v[i]))
+		} else {
+			parts = append(parts, strconv.Itoa(v[i])+"-"+strconv.Itoa(v[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
+}
+
+// missingError names the tasks no shard holds and, when the shards agree on
+// their count, the shards they belong to: absent ones, and given ones whose
+// journal is incomplete (to be resumed).
+func (p *Plan) missingError(missing []TaskKey, dirs []string, ids []Identity) error {
+	msg := fmt.Sprintf("merge: %d of %d tasks are missing: %s", len(missing), len(p.Tasks), p.taskList(missing))
+	count := ids[0].Shard.norm().Count
+	for _, id := range ids {
+		if id.Shard.norm().Count != count {
+			return errors.New(msg)
+		}
+	}
+	dirOf := map[int]string{}
+	for i, id := range ids {
+		dirOf[id.Shard.norm().Index] = dirs[i]
+	}
+	perShard := map[int]int{}
+	for _, k := range missing {
+		perShard[p.shardOf(k, count)]++
+	}
+	idx := make([]int, 0, len(perShard))
+	for s := range perShard {
+		idx = append(idx, s)
+	}
+	sort.Ints(idx)
+	var notes []string
+	for _, s := range idx {
+		if d, ok := dirOf[s]; ok {
+			notes = append(notes, fmt.Sprintf("shard %d/%d in %s lacks %d tasks (unfinished: resume it with --resume)", s, count, d, perShard[s]))
+		} else {
+			notes = append(notes, fmt.Sprintf("shard %d/%d (%d tasks): no directory given", s, count, perShard[s]))
+		}
+	}
+	return fmt.Errorf("%s\n  %s", msg, strings.Join(notes, "\n  "))
+}

@@ -1,0 +1,114 @@
+package runner
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// shardDirs runs every shard of count in its own directory.
+func shardDirs(t *testing.T, spec Spec, opts Options, count int) []string {
+	t.Helper()
+	var dirs []string
+	for i := range count {
+		o := opts
+		o.Dir, o.Shard = t.TempDir(), Shard{i, count}
+		mustRun(t, spec, o)
+		dirs = append(dirs, o.Dir)
+	}
+	return dirs
+}
+
+func TestMergeRefusals(t *testing.T) {
+	spec := noiseSpec()
+	specs := []Spec{spec, walkSpec()}
+	opts := Options{Seed: 3, Trials: 4, Workers: 2, Sets: []string{"n=2"}}
+	dirs := shardDirs(t, spec, opts, 3)
+	if _, err := Merge(specs, dirs, ""); err != nil {
+		t.Fatalf("good shards: %v", err)
+	}
+
+	other := func(mod func(*Options)) string {
+		o := opts
+		mod(&o)
+		o.Dir, o.Shard = t.TempDir(), Shard{2, 3}
+		mustRun(t, spec, o)
+		return o.Dir
+	}
+	seed := other(func(o *Options) { o.Seed = 4 })
+	param := other(func(o *Options) { o.Sets = []string{"n=3"} })
+	trials := other(func(o *Options) { o.Trials = 5 })
+	sweep := other(func(o *Options) { o.Sets = []string{"n=2", "x=1,2,8"} })
+	walk := t.TempDir()
+	mustRun(t, walkSpec(), Options{Trials: 1, Dir: walk})
+	empty := t.TempDir()
+
+	// A shard whose journal stops early (a killed process not resumed).
+	partial := shardDirs(t, spec, opts, 3)
+	lines := journalLines(t, partial[1], "noise")
+	os.WriteFile(JournalPath(partial[1], "noise"), []byte(strings.Join(lines[:2], "")), 0o644)
+	// A journal whose last line is torn: ignored, its task missing.
+	torn := shardDirs(t, spec, opts, 3)
+	lines = journalLines(t, torn[0], "noise")
+	os.WriteFile(JournalPath(torn[0], "noise"), []byte(strings.Join(lines[:len(lines)-2], "")+lines[len(lines)-2][:30]), 0o644)
+	// A record moved into the wrong shard's journal.
+	moved := shardDirs(t, spec, opts, 3)
+	l0 := journalLines(t, moved[0], "noise")
+	f, _ := os.OpenFile(JournalPath(moved[1], "noise"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(l0[0])
+	f.Close()
+	// The same shard run twice, and a 2-way sharding next to a 3-way one.
+	twice := shardDirs(t, spec, opts, 3)
+	two := shardDirs(t, spec, opts, 2)
+
+	cases := []struct {
+		name string
+		dirs []string
+		id   string
+		want []string
+	}{
+		{"seed", []string{dirs[0], dirs[1], seed}, "", []string{"shards disagree", seed, dirs[0], "seed 4, not 3"}},
+		{"param", []string{dirs[0], dirs[1], param}, "", []string{"shards disagree", param, `parameter "n" = "3", not "2"`}},
+		{"trials", []string{dirs[0], dirs[1], trials}, "", []string{"shards disagree", trials, "trials 5, not 4"}},
+		{"sweep", []string{dirs[0], dirs[1], sweep}, "", []string{"shards disagree", `parameter "x"`}},
+		{"experiments", []string{dirs[0], walk}, "", []string{"noise, walk", "name the one"}},
+		{"wrong experiment", []string{dirs[0], walk}, "walk", []string{dirs[0], "no walk.run.json"}},
+		{"unknown experiment", []string{walk}, "nope", []string{`unknown experiment "nope"`}},
+		{"no journal", []string{dirs[0], empty}, "", []string{empty, "no journaled run"}},
+		{"missing shard", dirs[:2], "", []string{"4 of 12 tasks are missing", "shard 2/3 (4 tasks): no directory given", "x=1 trial 2", "x=4 trials 0,3"}},
+		{"partial shard", partial, "", []string{"2 of 12 tasks are missing: x=", "shard 1/3 in " + partial[1] + " lacks 2 tasks", "--resume"}},
+		{"torn", torn, "", []string{"1 of 12 tasks are missing", "shard 0/3 in " + torn[0]}},
+		{"moved record", moved, "", []string{JournalPath(moved[1], "noise"), "is in shard 0/3, not in this directory's shard 1/3"}},
+		{"overlap", []string{twice[0], dirs[0], dirs[1], dirs[2]}, "", []string{"overlap", twice[0] + " and " + dirs[0] + " both hold 4 tasks", "x=1 trials 0,3"}},
+		{"mixed counts", []string{two[0], two[1], dirs[0]}, "", []string{"overlap"}},
+		{"twice", []string{dirs[0], dirs[1], dirs[0]}, "", []string{"given twice"}},
+		{"not a dir", []string{JournalPath(dirs[0], "noise")}, "", []string{"not a directory"}},
+		{"none", nil, "", []string{"no shard directories"}},
+	}
+	for _, c := range cases {
+		_, err := Merge(specs, c.dirs, c.id)
+		if err == nil {
+			t.Errorf("%s: merged", c.name)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q should mention %q", c.name, err, w)
+			}
+		}
+	}
+
+	// An identity file that is not one, and one of a run whose parameters
+	// the spec no longer has.
+	bad := shardDirs(t, spec, opts, 1)[0]
+	os.WriteFile(IdentityPath(bad, "noise"), []byte(`{"experiment":"noise"`), 0o644)
+	if _, err := Merge(specs, []string{bad}, ""); err == nil || !strings.Contains(err.Error(), "not a wcmc run identity") {
+		t.Errorf("bad identity: %v", err)
+	}
+	old := shardDirs(t, spec, opts, 1)[0]
+	data, _ := os.ReadFile(IdentityPath(old, "noise"))
+	os.WriteFile(IdentityPath(old, "noise"), []byte(strings.Replace(string(data), `"scale"`, `"scale_old"`, 1)), 0o644)
+	if _, err := Merge(specs, []string{old}, ""); err == nil || !strings.Contains(err.Error(), `no parameter "scale"`) {
+		t.Errorf("old identity: %v", err)
+	}
+}
