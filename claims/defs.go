@@ -1,0 +1,466 @@
+package claims
+
+import (
+	"fmt"
+	"math"
+
+	"wcmc/runner"
+)
+
+// Scheme groups of the paper's figures. cmc-noiseless is this project's
+// reference (the Monte Carlo floor of an ideal channel), not a scheme of
+// the paper, so "all the other schemes" never includes it.
+var (
+	wvcmc        = []string{"wvcmc-oma", "wvcmc-noma"}
+	wgcmcAndGCMC = []string{"gcmc", "wgcmc-oma", "wgcmc-noma"}
+	wireless     = []string{"gcmc", "wgcmc-oma", "wgcmc-noma", "wvcmc-oma", "wvcmc-noma"}
+	// probitOthers: the non-WVCMC schemes of the probit and MNIST figures,
+	// which include the best single worker.
+	probitOthers = []string{"gcmc", "wgcmc-oma", "wgcmc-noma", "best-single"}
+)
+
+// Metric pairs: the paper's metric first, then its fresh-signal twin
+// (issue 8: in-sample err2 can vanish without the map having learned).
+var (
+	err2Pair = []string{"err2", "err2_fresh"}
+	klPair   = []string{"kl", "kl_fresh"}
+	err2Only = []string{"err2"}
+)
+
+// def is a claim before it is bound to a metric.
+type def struct {
+	id, exp, fig, sec, quote, source, threshold string
+	metrics                                     []string
+	check                                       func(t *table) Outcome
+}
+
+var registry = build([]def{
+	// ---- Fig. 2: gauss-blocks (Sec. VI-A, Error vs number of communication blocks)
+	{
+		id: "fig2-wvcmc-noma-fastest", exp: "gauss-blocks", fig: "Fig. 2",
+		sec:    "Sec. VI-A, Error vs number of communication blocks",
+		quote:  "WVCMC with NOMA is seen to be the most communication-efficient approach, as its test error vanishes for a number of blocks T≃7, while the other schemes require a large number of communication blocks.",
+		source: "paper; issue 2",
+		threshold: "At the swept T nearest to 7 (which must be ≤ 10): wvcmc-noma's mean below that of every other scheme of the paper present there " +
+			"(OMA schemes need S = T/K ≥ 2 and are absent at such T), beyond the 99% Monte Carlo margin.",
+		metrics: err2Pair,
+		check: func(t *table) Outcome {
+			p, ok := nearT7(t)
+			if !ok {
+				return notEvaluated("wvcmc-noma has no value at a swept T ≤ 10")
+			}
+			return atPoints(t, pairsWith("wvcmc-noma", []string{"gcmc", "wgcmc-oma", "wgcmc-noma", "wvcmc-oma"}),
+				func(x float64) bool { return x == t.x[p] }, false, "at "+t.at(p))
+		},
+	},
+	{
+		id: "fig2-wvcmc-noma-vanishes", exp: "gauss-blocks", fig: "Fig. 2",
+		sec:    "Sec. VI-A, Error vs number of communication blocks",
+		quote:  "its test error vanishes for a number of blocks T≃7",
+		source: "paper; issue 2",
+		threshold: fmt.Sprintf("wvcmc-noma at the swept T nearest to 7 (which must be ≤ 10) is already at its large-T level: its mean there "+
+			"is below %g× its mean at the largest swept T, beyond the 99%% Monte Carlo margin (nothing is left to gain from more blocks).", NearFactor),
+		metrics: err2Pair,
+		check: func(t *table) Outcome {
+			p0, ok := nearT7(t)
+			ps := t.points("wvcmc-noma")
+			if !ok || ps[len(ps)-1] == p0 {
+				return notEvaluated("wvcmc-noma needs values at a swept T ≤ 10 and at a larger T")
+			}
+			p1 := ps[len(ps)-1]
+			a, _ := t.get("wvcmc-noma", p0)
+			b, _ := t.get("wvcmc-noma", p1)
+			return allOf([]Comparison{scaledLess(t.at(p0)+" vs "+t.at(p1),
+				fmt.Sprintf("wvcmc-noma(%s) < %g×wvcmc-noma(%s)", t.at(p0), NearFactor, t.at(p1)), a, 1, b, NearFactor)})
+		},
+	},
+	{
+		id: "fig2-wgcmc-optimal", exp: "gauss-blocks", fig: "Fig. 2",
+		sec:    "Sec. VI-A, Error vs number of communication blocks",
+		quote:  "WGCMC, under both OMA and NOMA, is observed to attain optimality as the number of communication blocks, and hence of samples, increases.",
+		source: "paper; issue 2",
+		threshold: fmt.Sprintf("For wgcmc-oma and wgcmc-noma: the mean at the largest T is below the mean at the smallest T, and at the largest T "+
+			"with cmc-noiseless (the Monte Carlo floor of S exact samples; NOMA has K× more samples than that floor) "+
+			"it is below %g× the floor; each beyond the 99%% Monte Carlo margin.", NearFactor),
+		metrics: err2Pair,
+		check: func(t *table) Outcome {
+			var cs []Comparison
+			for _, s := range []string{"wgcmc-oma", "wgcmc-noma"} {
+				p0, p1, ok := endpoints(t, s)
+				if !ok {
+					return notEvaluated("%s needs values at two T", s)
+				}
+				a, _ := t.get(s, p1)
+				b, _ := t.get(s, p0)
+				cs = append(cs, scaledLess(t.at(p0)+" → "+t.at(p1), fmt.Sprintf("%s(%s) < %s(%s)", s, t.at(p1), s, t.at(p0)), a, 1, b, 1))
+				ps := t.points(s, "cmc-noiseless")
+				if len(ps) == 0 {
+					return notEvaluated("no T has both %s and cmc-noiseless", s)
+				}
+				p := ps[len(ps)-1]
+				e, _ := t.get(s, p)
+				fl, _ := t.get("cmc-noiseless", p)
+				cs = append(cs, scaledLess(t.at(p), factorTest(1, s, NearFactor, "cmc-noiseless"), e, 1, fl, NearFactor))
+			}
+			return allOf(cs)
+		},
+	},
+	{
+		id: "fig2-gcmc-not-optimal", exp: "gauss-blocks", fig: "Fig. 2",
+		sec:    "Sec. VI-A, Error vs number of communication blocks",
+		quote:  "the conventional GCMC scheme is not asymptotically optimal with a large number of communication blocks.",
+		source: "paper; issue 2",
+		threshold: fmt.Sprintf("At the largest T with both: gcmc's mean above %g× cmc-noiseless's (the Monte Carlo floor at the same S; "+
+			"the same factor within which WGCMC counts as optimal), beyond the 99%% Monte Carlo margin.", NearFactor),
+		metrics: err2Pair,
+		check: func(t *table) Outcome {
+			ps := t.points("gcmc", "cmc-noiseless")
+			if len(ps) == 0 {
+				return notEvaluated("no T has both gcmc and cmc-noiseless")
+			}
+			p := ps[len(ps)-1]
+			g, _ := t.get("gcmc", p)
+			fl, _ := t.get("cmc-noiseless", p)
+			return allOf([]Comparison{scaledLess(t.at(p), factorTest(NearFactor, "cmc-noiseless", 1, "gcmc"), fl, NearFactor, g, 1)})
+		},
+	},
+
+	// ---- Fig. 3: gauss-snr (Sec. VI-A, Error vs SNR)
+	{
+		id: "fig3-wvcmc-best", exp: "gauss-snr", fig: "Fig. 3", sec: "Sec. VI-A, Error vs SNR",
+		quote:     "WVCMC is seen to successfully adapt to different SNR levels, outperforming all the other schemes.",
+		source:    "paper; issue 2",
+		threshold: "At every SNR: the better of wvcmc-oma and wvcmc-noma below each of gcmc, wgcmc-oma, wgcmc-noma, beyond the 99% Monte Carlo margin.",
+		metrics:   err2Pair,
+		check:     func(t *table) Outcome { return bestBeats(t, wvcmc, wgcmcAndGCMC, 1) },
+	},
+	{
+		id: "fig3-wvcmc-flat", exp: "gauss-snr", fig: "Fig. 3", sec: "Sec. VI-A, Error vs SNR",
+		quote:  "In fact, the error of WVCMC is essentially unaffected by the SNR level in the considered range.",
+		source: "paper; issue 2",
+		threshold: fmt.Sprintf("For wvcmc-oma and wvcmc-noma: the largest mean over the swept SNRs below %g× the smallest, "+
+			"beyond the 99%% Monte Carlo margin.", NearFactor),
+		metrics: err2Pair,
+		check:   func(t *table) Outcome { return flat(t, wvcmc, NearFactor) },
+	},
+	{
+		id: "fig3-wgcmc-oma-beats-gcmc", exp: "gauss-snr", fig: "Fig. 3", sec: "Sec. VI-A, Error vs SNR",
+		quote:     "WGCMC under OMA is confirmed to be advantageous over conventional GCMC",
+		source:    "paper; issues 2, 9",
+		threshold: "At every swept SNR ≤ 10 dB: wgcmc-oma below gcmc, beyond the 99% Monte Carlo margin (above 10 dB the two are claimed to converge).",
+		metrics:   err2Pair,
+		check: func(t *table) Outcome {
+			return atPoints(t, [][2]string{{"wgcmc-oma", "gcmc"}}, func(x float64) bool { return x <= 10 }, false, "with SNR ≤ 10 dB")
+		},
+	},
+	{
+		id: "fig3-wgcmc-oma-meets-gcmc", exp: "gauss-snr", fig: "Fig. 3", sec: "Sec. VI-A, Error vs SNR",
+		quote:  "with the performance of two schemes converging at high SNR.",
+		source: "paper; issues 2, 9",
+		threshold: fmt.Sprintf("At the highest swept SNR (which must be ≥ 20 dB): wgcmc-oma and gcmc within a factor %g of each other "+
+			"(each below %g× the other beyond the 99%% Monte Carlo margin).", NearFactor, NearFactor),
+		metrics: err2Pair,
+		check:   func(t *table) Outcome { return nearAtTop(t, "wgcmc-oma", "gcmc", 20, NearFactor) },
+	},
+	{
+		id: "fig3-wgcmc-noma-worse", exp: "gauss-snr", fig: "Fig. 3", sec: "Sec. VI-A, Error vs SNR",
+		quote:     "WGCMC under NOMA is seen to be worse than that of OMA, due to the performance loss counted by the heterogeneity of the subposteriors",
+		source:    "paper; issue 2",
+		threshold: "At every SNR: wgcmc-oma below wgcmc-noma, beyond the 99% Monte Carlo margin.",
+		metrics:   err2Pair,
+		check: func(t *table) Outcome {
+			return atPoints(t, [][2]string{{"wgcmc-oma", "wgcmc-noma"}}, everywhere, false, "")
+		},
+	},
+	{
+		id: "fig3-wvcmc-noma-ahead", exp: "gauss-snr", fig: "Fig. 3", sec: "Sec. VI-A, Error vs SNR",
+		quote:     "this is unlike the proposed WVCMC NOMA scheme, which remains advantageous over OMA.",
+		source:    "paper; issue 2",
+		threshold: "At every SNR: wvcmc-noma below wvcmc-oma, beyond the 99% Monte Carlo margin.",
+		metrics:   err2Pair,
+		check: func(t *table) Outcome {
+			return atPoints(t, [][2]string{{"wvcmc-noma", "wvcmc-oma"}}, everywhere, false, "")
+		},
+	},
+
+	// ---- Fig. 4: probit-gradients (Sec. VI-B, Computational Efficiency at the Server)
+	{
+		id: "fig4-wvcmc-beats-sgld", exp: "probit-gradients", fig: "Fig. 4",
+		sec:    "Sec. VI-B, Computational Efficiency at the Server",
+		quote:  "by leveraging the computing power of K parallel workers, WVCMC can vastly outperform SGLD for the same number of computed gradients at the server.",
+		source: "paper; issue 3",
+		threshold: fmt.Sprintf("At every gradient budget where SGLD has samples: %g× the better WVCMC mean below SGLD's, "+
+			"beyond the 99%% Monte Carlo margin.", VastFactor),
+		metrics: err2Only,
+		check:   func(t *table) Outcome { return bestBeats(t, wvcmc, []string{"sgld"}, VastFactor) },
+	},
+	{
+		id: "fig4-wvcmc-noma-best-late", exp: "probit-gradients", fig: "Fig. 4",
+		sec:       "Sec. VI-B, Computational Efficiency at the Server",
+		quote:     "WVCMC with NOMA is seen to achieve the best accuracy when the number of computed gradients are larger than 5×10^6",
+		source:    "paper; issue 3",
+		threshold: "At every swept budget > 5e6 gradients: wvcmc-noma below wvcmc-oma and below sgld, beyond the 99% Monte Carlo margin.",
+		metrics:   err2Only,
+		check: func(t *table) Outcome {
+			return atPoints(t, [][2]string{{"wvcmc-noma", "wvcmc-oma"}, {"wvcmc-noma", "sgld"}},
+				func(x float64) bool { return x > 5e6 }, false, "beyond 5e6 gradients")
+		},
+	},
+	{
+		id: "fig4-wvcmc-noma-least-spread", exp: "probit-gradients", fig: "Fig. 4",
+		sec:    "Sec. VI-B, Computational Efficiency at the Server",
+		quote:  "such a performance is attainable with least variance among all the schemes. The performance of WVCMC with OMA has a larger variance",
+		source: "paper",
+		threshold: "At every swept budget > 5e6 gradients: the trial-to-trial spread (σ̂ from the 5–95% band) of wvcmc-noma below that of " +
+			"wvcmc-oma and of sgld, by a two-sided 99% variance-ratio F test.",
+		metrics: err2Only,
+		check: func(t *table) Outcome {
+			return atPoints(t, [][2]string{{"wvcmc-noma", "wvcmc-oma"}, {"wvcmc-noma", "sgld"}},
+				func(x float64) bool { return x > 5e6 }, true, "beyond 5e6 gradients")
+		},
+	},
+
+	// ---- Fig. 5: probit-snr (Sec. VI-B, Error vs SNR)
+	{
+		id: "fig5-wvcmc-best", exp: "probit-snr", fig: "Fig. 5", sec: "Sec. VI-B, Error vs SNR",
+		quote:     "WVCMC is again confirmed to outperform all the other schemes.",
+		source:    "paper; issue 3",
+		threshold: "At every SNR: the better of wvcmc-oma and wvcmc-noma below each of gcmc, wgcmc-oma, wgcmc-noma, best-single, beyond the 99% Monte Carlo margin.",
+		metrics:   err2Pair,
+		check:     func(t *table) Outcome { return bestBeats(t, wvcmc, probitOthers, 1) },
+	},
+	{
+		id: "fig5-wvcmc-slight-low-snr", exp: "probit-snr", fig: "Fig. 5", sec: "Sec. VI-B, Error vs SNR",
+		quote:  "for the non-Gaussian subposteriors considered here, the performance degrades slightly in the low-SNR regime.",
+		source: "paper; issue 3 (\"degrades only slightly at low SNR\")",
+		threshold: fmt.Sprintf("For wvcmc-oma and wvcmc-noma: the mean at the lowest swept SNR below %g× the mean at the highest, "+
+			"beyond the 99%% Monte Carlo margin (the degradation is at most slight).", SlightFactor),
+		metrics: err2Pair,
+		check: func(t *table) Outcome {
+			var cs []Comparison
+			for _, s := range wvcmc {
+				p0, p1, ok := endpoints(t, s)
+				if !ok {
+					continue
+				}
+				lo, _ := t.get(s, p0)
+				hi, _ := t.get(s, p1)
+				cs = append(cs, scaledLess(t.at(p0)+" vs "+t.at(p1),
+					fmt.Sprintf("%s(%s) < %g×%s(%s)", s, t.at(p0), SlightFactor, s, t.at(p1)), lo, 1, hi, SlightFactor))
+			}
+			if len(cs) == 0 {
+				return notEvaluated("needs wvcmc values at two SNRs")
+			}
+			return allOf(cs)
+		},
+	},
+	{
+		id: "fig5-wgcmc-hurt", exp: "probit-snr", fig: "Fig. 5", sec: "Sec. VI-B, Error vs SNR",
+		quote:  "Unlike WVCMC, the performance of WGCMC schemes is significantly decreased by the non-Gaussianity of the subposteriors.",
+		source: "paper; issue 3",
+		threshold: fmt.Sprintf("At every SNR: %g× the better WVCMC mean below each of wgcmc-oma and wgcmc-noma, "+
+			"beyond the 99%% Monte Carlo margin.", VastFactor),
+		metrics: err2Pair,
+		check: func(t *table) Outcome {
+			return bestBeats(t, wvcmc, []string{"wgcmc-oma", "wgcmc-noma"}, VastFactor)
+		},
+	},
+
+	// ---- Fig. 6: probit-workers (Sec. VI-B, Error vs Number of workers)
+	{
+		id: "fig6-error-grows-with-k", exp: "probit-workers", fig: "Fig. 6", sec: "Sec. VI-B, Error vs Number of workers",
+		quote:     "increasing the number of workers has a negative effect on all the schemes.",
+		source:    "paper; issues 3, 9",
+		threshold: "For each of gcmc, wgcmc-oma, wgcmc-noma, wvcmc-oma, wvcmc-noma: the mean at the smallest swept K below the mean at the largest, beyond the 99% Monte Carlo margin.",
+		metrics:   err2Pair,
+		check:     func(t *table) Outcome { return grows(t, wireless) },
+	},
+	{
+		id: "fig6-oma-degrades-beyond-20", exp: "probit-workers", fig: "Fig. 6", sec: "Sec. VI-B, Error vs Number of workers",
+		quote:  "For OMA, increasing K has the addition drawback of reducing the number of received samples for, which is seen to further degrade its performance for K≥20.",
+		source: "paper; issue 3",
+		threshold: "From the smallest swept K ≥ 20 to the largest K: the error of wvcmc-oma grows by a larger ratio than that of wvcmc-noma, " +
+			"and wgcmc-oma's more than wgcmc-noma's (difference of log ratios beyond its 99% Monte Carlo margin, delta method).",
+		metrics: err2Pair,
+		check: func(t *table) Outcome {
+			return growsMore(t, [][2]string{{"wvcmc-oma", "wvcmc-noma"}, {"wgcmc-oma", "wgcmc-noma"}}, fromAtLeast(20), "K ≥ 20")
+		},
+	},
+
+	// ---- Fig. 7: probit-heterogeneity (Sec. VI-B, Data Heterogeneity)
+	{
+		id: "fig7-heterogeneity-hurts", exp: "probit-heterogeneity", fig: "Fig. 7", sec: "Sec. VI-B, Data Heterogeneity",
+		quote:     "increasing the heterogeneity of local data sets generally affects negatively to all schemes.",
+		source:    "paper; issue 3",
+		threshold: "For each of gcmc, wgcmc-oma, wgcmc-noma, wvcmc-oma, wvcmc-noma: the mean at the smallest swept ζ below the mean at the largest, beyond the 99% Monte Carlo margin.",
+		metrics:   err2Pair,
+		check:     func(t *table) Outcome { return grows(t, wireless) },
+	},
+	{
+		id: "fig7-noma-hurt-more", exp: "probit-heterogeneity", fig: "Fig. 7", sec: "Sec. VI-B, Data Heterogeneity",
+		quote:  "the heterogeneity of local data sets has a stronger impact for NOMA than for OMA",
+		source: "paper; issue 3",
+		threshold: "From the smallest to the largest swept ζ: the error of wvcmc-noma grows by a larger ratio than that of wvcmc-oma, and " +
+			"wgcmc-noma's more than wgcmc-oma's (difference of log ratios beyond its 99% Monte Carlo margin, delta method).",
+		metrics: err2Pair,
+		check: func(t *table) Outcome {
+			return growsMore(t, [][2]string{{"wvcmc-noma", "wvcmc-oma"}, {"wgcmc-noma", "wgcmc-oma"}}, fromFirst, "the smallest ζ")
+		},
+	},
+
+	// ---- Fig. 8: probit-highdim (Sec. VI-B, Higher-Dimensional Data)
+	{
+		id: "fig8-wvcmc-best", exp: "probit-highdim", fig: "Fig. 8", sec: "Sec. VI-B, Higher-Dimensional Data",
+		quote:  "WVCMC is seen to significantly outperform all the other schemes.",
+		source: "paper; issue 3",
+		threshold: fmt.Sprintf("At every SNR: %g× the better WVCMC mean below each of gcmc, wgcmc-oma, wgcmc-noma, best-single, "+
+			"beyond the 99%% Monte Carlo margin.", VastFactor),
+		metrics: err2Pair,
+		check:   func(t *table) Outcome { return bestBeats(t, wvcmc, probitOthers, VastFactor) },
+	},
+	{
+		id: "fig8-oma-ahead", exp: "probit-highdim", fig: "Fig. 8", sec: "Sec. VI-B, Higher-Dimensional Data",
+		quote:     "as compared to the case of lower-dimensional data, OMA is seen to be generally advantageous with respect to NOMA",
+		source:    "paper; issue 3",
+		threshold: "At every SNR: wvcmc-oma below wvcmc-noma and wgcmc-oma below wgcmc-noma, beyond the 99% Monte Carlo margin.",
+		metrics:   err2Pair,
+		check: func(t *table) Outcome {
+			return atPoints(t, [][2]string{{"wvcmc-oma", "wvcmc-noma"}, {"wgcmc-oma", "wgcmc-noma"}}, everywhere, false, "")
+		},
+	},
+
+	// ---- Fig. 9: mnist-gradients (Sec. VI-C, Computational Efficiency at the Server)
+	{
+		id: "fig9-wvcmc-beats-sgld", exp: "mnist-gradients", fig: "Fig. 9",
+		sec:    "Sec. VI-C, Computational Efficiency at the Server",
+		quote:  "Confirming the results in Fig. 4, WVCMC can vastly outperform SGLD for the same number of computed gradients at the server.",
+		source: "paper; issue 4",
+		threshold: fmt.Sprintf("At every gradient budget where SGLD has samples: %g× the better WVCMC mean below SGLD's, "+
+			"beyond the 99%% Monte Carlo margin.", VastFactor),
+		metrics: err2Only,
+		check:   func(t *table) Outcome { return bestBeats(t, wvcmc, []string{"sgld"}, VastFactor) },
+	},
+	{
+		id: "fig9-wvcmc-oma-best", exp: "mnist-gradients", fig: "Fig. 9",
+		sec:    "Sec. VI-C, Computational Efficiency at the Server",
+		quote:  "for MNIST, WVCMC with OMA is seen to achieve the best accuracy in terms of mean and variance performance.",
+		source: "paper; issue 4",
+		threshold: "At the largest swept budget: wvcmc-oma's mean below wvcmc-noma's and sgld's (99% Monte Carlo margin), and its spread " +
+			"(σ̂ from the 5–95% band) below theirs (two-sided 99% variance-ratio F test).",
+		metrics: err2Only,
+		check: func(t *table) Outcome {
+			pairs := [][2]string{{"wvcmc-oma", "wvcmc-noma"}, {"wvcmc-oma", "sgld"}}
+			keep := lastPointOnly(t, "wvcmc-oma", "wvcmc-noma", "sgld")
+			return merge(atPoints(t, pairs, keep, false, "with all three schemes"), atPoints(t, pairs, keep, true, "with all three schemes"))
+		},
+	},
+
+	// ---- Fig. 10: mnist-snr (Sec. VI-C, Error vs SNR)
+	{
+		id: "fig10-wvcmc-best", exp: "mnist-snr", fig: "Fig. 10", sec: "Sec. VI-C, Error vs SNR",
+		quote:     "WVCMC is confirmed to outperform all the other schemes",
+		source:    "paper; issue 4",
+		threshold: "At every SNR: the better of wvcmc-oma and wvcmc-noma below each of gcmc, wgcmc-oma, wgcmc-noma, best-single, beyond the 99% Monte Carlo margin.",
+		metrics:   err2Pair,
+		check:     func(t *table) Outcome { return bestBeats(t, wvcmc, probitOthers, 1) },
+	},
+	{
+		id: "fig10-oma-ahead", exp: "mnist-snr", fig: "Fig. 10", sec: "Sec. VI-C, Error vs SNR",
+		quote:     "and OMA outperforms NOMA due to the heterogeneous subposteriors.",
+		source:    "paper; issue 4",
+		threshold: "At every SNR: wvcmc-oma below wvcmc-noma, beyond the 99% Monte Carlo margin.",
+		metrics:   err2Pair,
+		check: func(t *table) Outcome {
+			return atPoints(t, [][2]string{{"wvcmc-oma", "wvcmc-noma"}}, everywhere, false, "")
+		},
+	},
+	{
+		id: "fig10-gaussian-schemes-worse-high-snr", exp: "mnist-snr", fig: "Fig. 10", sec: "Sec. VI-C, Error vs SNR",
+		quote:     "for GCMC and WGCMC, the error is seen to increase in high SNR regime, suggesting that the presence of Gaussian noise in low SNR is actually advantageous",
+		source:    "paper; issue 4",
+		threshold: "For each of gcmc, wgcmc-oma, wgcmc-noma: the mean at the lowest swept SNR below the mean at the highest, beyond the 99% Monte Carlo margin.",
+		metrics:   err2Pair,
+		check:     func(t *table) Outcome { return grows(t, wgcmcAndGCMC) },
+	},
+	{
+		id: "fig10-below-single-worker", exp: "mnist-snr", fig: "Fig. 10", sec: "Sec. VI-C, Error vs SNR",
+		quote:  "WGCMC with OMA and GCMC is seen to perform worse than the single-worker benchmark.",
+		source: "paper; issue 4 (\"can fall below the single-worker benchmark\")",
+		threshold: "For each of wgcmc-oma and gcmc: at some swept SNR its mean is above best-single's, beyond the 99% Monte Carlo margin " +
+			"(fails if at every SNR it is significantly below best-single).",
+		metrics: err2Pair,
+		check:   func(t *table) Outcome { return someWhereEach(t, "best-single", []string{"wgcmc-oma", "gcmc"}) },
+	},
+
+	// ---- Fig. 11: mnist-kl (Sec. VI-C, Evaluation of Inference Performance)
+	{
+		id: "fig11-kl-wvcmc-best", exp: "mnist-kl", fig: "Fig. 11", sec: "Sec. VI-C, Evaluation of Inference Performance",
+		quote:     "The results in Fig. 11 confirm the conclusions shown from Fig. 5 and Fig. 8 in terms of the advantages with respect to all benchmarks.",
+		source:    "paper; issue 4",
+		threshold: "At every SNR: the better of wvcmc-oma and wvcmc-noma has a predictive KL below each of gcmc, wgcmc-oma, wgcmc-noma, best-single, beyond the 99% Monte Carlo margin.",
+		metrics:   klPair,
+		check:     func(t *table) Outcome { return bestBeats(t, wvcmc, probitOthers, 1) },
+	},
+	{
+		id: "fig11-kl-oma-ahead", exp: "mnist-kl", fig: "Fig. 11", sec: "Sec. VI-C, Evaluation of Inference Performance",
+		quote:     "Fig. 11: the predictive KL confirms the same ordering [as Fig. 10: OMA outperforms NOMA].",
+		source:    "issue 4's reading of the paper",
+		threshold: "At every SNR: wvcmc-oma's predictive KL below wvcmc-noma's, beyond the 99% Monte Carlo margin.",
+		metrics:   klPair,
+		check: func(t *table) Outcome {
+			return atPoints(t, [][2]string{{"wvcmc-oma", "wvcmc-noma"}}, everywhere, false, "")
+		},
+	},
+})
+
+// nearT7 returns the sweep point, among those ≤ 10 where wvcmc-noma has a
+// value, whose T is nearest to the paper's T ≃ 7 (the larger on a tie).
+func nearT7(t *table) (int, bool) {
+	best, found := 0, false
+	for _, p := range t.points("wvcmc-noma") {
+		x := t.x[p]
+		if x > 10 {
+			continue
+		}
+		if !found || math.Abs(x-7) <= math.Abs(t.x[best]-7) {
+			best, found = p, true
+		}
+	}
+	return best, found
+}
+
+// pairsWith returns the pairs (a, o) for each o in others.
+func pairsWith(a string, others []string) [][2]string {
+	out := make([][2]string, len(others))
+	for i, o := range others {
+		out[i] = [2]string{a, o}
+	}
+	return out
+}
+
+// build binds every def to each of its metrics; the second metric's claim
+// (the fresh-signal twin) gets the ID suffix "-fresh".
+func build(defs []def) []Claim {
+	var out []Claim
+	seen := map[string]bool{}
+	for _, d := range defs {
+		for i, m := range d.metrics {
+			id, src := d.id, d.source
+			if i > 0 {
+				id += "-fresh"
+				src += "; checked on fresh signals (issue 8)"
+			}
+			if seen[id] {
+				panic("claims: duplicate claim ID " + id)
+			}
+			seen[id] = true
+			check := d.check
+			out = append(out, Claim{
+				ID: id, Experiment: d.exp, Figure: d.fig, Section: d.sec, Quote: d.quote, Source: src,
+				Metric: m, Threshold: d.threshold,
+				Check: func(rows []runner.SummaryRow) Outcome { return check(newTable(rows, m)) },
+			})
+		}
+	}
+	return out
+}

@@ -1,0 +1,246 @@
+package runner
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrMismatch is matched (errors.Is) by the error LoadMatching returns when
+// the results in a directory were computed with other settings than the
+// plan's; see MismatchError.
+var ErrMismatch = errors.New("stored results were computed with other settings")
+
+// MismatchError says which setting of stored results differs from the
+// wanted run.
+type MismatchError struct {
+	Experiment   string
+	Field        string // "parameter T", "seed", "trials", "quick", "version", …
+	Stored, Want string
+}
+
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("%s: stored results have %s = %q, want %q", e.Experiment, e.Field, e.Stored, e.Want)
+}
+
+// Is reports whether target is ErrMismatch.
+func (e *MismatchError) Is(target error) bool { return target == ErrMismatch }
+
+// loadRecord is the part of DIR/ID.json that LoadResult reads back.
+type loadRecord struct {
+	Experiment string            `json:"experiment"`
+	Params     map[string]string `json:"params"`
+	Seed       uint64            `json:"seed"`
+	Trials     int               `json:"trials"`
+	Quick      bool              `json:"quick"`
+	Version    string            `json:"version"`
+	Skipped    []Note            `json:"skipped"`
+	Info       []struct {
+		X      float64        `json:"x"`
+		Trial  int            `json:"trial"`
+		Scheme string         `json:"scheme"`
+		Info   map[string]any `json:"info"`
+	} `json:"info"`
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+}
+
+// LoadResult reads back the result of spec that WriteFiles wrote to dir:
+// the parameters, seed, trials, quick flag, skip notes, per-task info and
+// times from DIR/ID.json, and the measured values from DIR/ID.csv. The
+// stored parameters are validated against spec as by Resolve; if they no
+// longer fit it (a parameter added, removed or restricted since), the
+// error matches ErrMismatch. A missing file gives an error matching
+// fs.ErrNotExist. Every (sweep point, trial) task must have a row or a
+// skip note.
+//
+// Summarize(LoadResult(…)) equals the summary of the run that wrote the
+// files: values round-trip exactly. Info values come back as JSON types
+// (numbers as float64; non-finite floats as the strings WriteFiles wrote).
+func LoadResult(dir string, spec Spec) (*Result, error) {
+	res, _, err := loadResult(dir, spec)
+	return res, err
+}
+
+// loadResult is LoadResult, also returning the JSON record.
+func loadResult(dir string, spec Spec) (*Result, *loadRecord, error) {
+	id := spec.ID
+	jsonPath := filepath.Join(dir, id+".json")
+	b, err := os.ReadFile(jsonPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	var rec loadRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return nil, nil, fmt.Errorf("reading %s: %w", jsonPath, err)
+	}
+	if rec.Experiment != id {
+		return nil, nil, fmt.Errorf("reading %s: it holds experiment %q, not %q", jsonPath, rec.Experiment, id)
+	}
+	if rec.Trials < 1 {
+		return nil, nil, fmt.Errorf("reading %s: trials = %d", jsonPath, rec.Trials)
+	}
+	for _, p := range spec.Params {
+		if _, ok := rec.Params[p.Name]; !ok {
+			return nil, nil, &MismatchError{Experiment: id, Field: "parameter " + p.Name, Stored: "(absent)", Want: p.Default}
+		}
+	}
+	sets := paramSets(rec.Params)
+	v, trials, err := Resolve(spec, sets, false, rec.Trials)
+	if err != nil {
+		return nil, nil, &mismatchWrap{&MismatchError{Experiment: id, Field: "parameters", Stored: strings.Join(sets, " "),
+			Want: "values valid for the current experiment"}, err}
+	}
+
+	res := &Result{Spec: spec, Values: v, Seed: rec.Seed, Trials: trials, Quick: rec.Quick,
+		Notes: rec.Skipped, Start: rec.Start, End: rec.End}
+	xs := v.XList()
+	res.Tasks = make([]TaskResult, len(xs)*trials)
+	for i, x := range xs {
+		for t := range trials {
+			res.Tasks[i*trials+t].TaskKey = TaskKey{Point: i, X: x, Trial: t}
+		}
+	}
+	point := func(x float64) (int, bool) {
+		i := slices.Index(xs, x)
+		return i, i >= 0
+	}
+	for _, n := range rec.Skipped {
+		i, ok := point(n.X)
+		if !ok {
+			return nil, nil, fmt.Errorf("reading %s: skip note at %s=%s, which is not a sweep point", jsonPath, spec.X, FormatX(n.X))
+		}
+		for t := range trials {
+			tr := &res.Tasks[i*trials+t]
+			tr.Skipped = append(tr.Skipped, Skip{Scheme: n.Scheme, Reason: n.Reason})
+		}
+	}
+	for _, in := range rec.Info {
+		i, ok := point(in.X)
+		if !ok || in.Trial < 0 || in.Trial >= trials {
+			return nil, nil, fmt.Errorf("reading %s: info of %s=%s trial %d is outside the run", jsonPath, spec.X, FormatX(in.X), in.Trial)
+		}
+		tr := &res.Tasks[i*trials+in.Trial]
+		if tr.Info == nil {
+			tr.Info = map[string]map[string]any{}
+		}
+		tr.Info[in.Scheme] = in.Info
+	}
+
+	csvPath := filepath.Join(dir, id+".csv")
+	if err := readRows(csvPath, spec, res, point); err != nil {
+		return nil, nil, err
+	}
+	for _, tr := range res.Tasks {
+		if len(tr.Rows) == 0 && len(tr.Skipped) == 0 {
+			return nil, nil, fmt.Errorf("reading %s: no values for %s=%s trial %d (incomplete run?)", csvPath, spec.X, FormatX(tr.X), tr.Trial)
+		}
+	}
+	return res, &rec, nil
+}
+
+// mismatchWrap is a MismatchError that also wraps the validation error.
+type mismatchWrap struct {
+	*MismatchError
+	err error
+}
+
+func (e *mismatchWrap) Error() string { return e.MismatchError.Error() + ": " + e.err.Error() }
+func (e *mismatchWrap) Unwrap() error { return e.err }
+
+// readRows reads DIR/ID.csv into res.Tasks.
+func readRows(path string, spec Spec, res *Result, point func(float64) (int, bool)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	cr := csv.NewReader(f)
+	cr.FieldsPerRecord = len(CSVHeader)
+	cr.ReuseRecord = true
+	head, err := cr.Read()
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	if !slices.Equal(head, CSVHeader) {
+		return fmt.Errorf("reading %s: header %q, want %q", path, strings.Join(head, ","), strings.Join(CSVHeader, ","))
+	}
+	for line := 2; ; line++ {
+		r, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", path, err)
+		}
+		bad := func(what string) error {
+			return fmt.Errorf("reading %s: line %d: %s", path, line, what)
+		}
+		if r[0] != spec.ID || r[2] != spec.X {
+			return bad(fmt.Sprintf("experiment %q x_name %q, want %q %q", r[0], r[2], spec.ID, spec.X))
+		}
+		if !slices.Contains(spec.Schemes, r[1]) || !slices.Contains(spec.Metrics, r[5]) {
+			return bad(fmt.Sprintf("scheme %q or metric %q is not in the experiment", r[1], r[5]))
+		}
+		x, err := strconv.ParseFloat(r[3], 64)
+		if err != nil {
+			return bad(fmt.Sprintf("x %q is not a number", r[3]))
+		}
+		i, ok := point(x)
+		if !ok {
+			return bad(fmt.Sprintf("x = %s is not a sweep point", r[3]))
+		}
+		trial, err := strconv.Atoi(r[4])
+		if err != nil || trial < 0 || trial >= res.Trials {
+			return bad(fmt.Sprintf("trial %q is not in 0..%d", r[4], res.Trials-1))
+		}
+		val, err := strconv.ParseFloat(r[6], 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return bad(fmt.Sprintf("value %q is not a number", r[6]))
+		}
+		tr := &res.Tasks[i*res.Trials+trial]
+		tr.Rows = append(tr.Rows, Row{Scheme: r[1], Metric: r[5], Value: val})
+	}
+}
+
+// LoadMatching loads the results of plan's experiment from dir (see
+// LoadResult) and checks that they were computed with the plan's
+// parameters (compared as values: "1e-3" matches "0.001"), seed, trials and
+// quick flag, and by this version of wcmc (Version). A difference gives a
+// *MismatchError (errors.Is(err, ErrMismatch)); missing files give an
+// error matching fs.ErrNotExist.
+func LoadMatching(dir string, plan *Plan) (*Result, error) {
+	res, rec, err := loadResult(dir, plan.Spec)
+	if err != nil {
+		return nil, err
+	}
+	id := plan.Spec.ID
+	mismatch := func(field, stored, want string) error {
+		return &MismatchError{Experiment: id, Field: field, Stored: stored, Want: want}
+	}
+	switch {
+	case res.Seed != plan.Seed:
+		return nil, mismatch("seed", strconv.FormatUint(res.Seed, 10), strconv.FormatUint(plan.Seed, 10))
+	case res.Trials != plan.Trials:
+		return nil, mismatch("trials", strconv.Itoa(res.Trials), strconv.Itoa(plan.Trials))
+	case res.Quick != plan.Quick:
+		return nil, mismatch("quick", strconv.FormatBool(res.Quick), strconv.FormatBool(plan.Quick))
+	case rec.Version != Version:
+		return nil, mismatch("version", rec.Version, Version)
+	}
+	for _, p := range plan.Spec.Params {
+		s, w := res.Values.Raw(p.Name), plan.Values.Raw(p.Name)
+		if !sameValue(p, s, w) {
+			return nil, mismatch("parameter "+p.Name, s, w)
+		}
+	}
+	return res, nil
+}
