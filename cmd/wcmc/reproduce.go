@@ -352,6 +352,12 @@ func reproduceOne(ctx context.Context, plan *runner.Plan, opts runner.Options, o
 	default:
 		fmt.Fprintf(stderr, "%s: cannot reuse the stored results (%v); running again\n", tag, err)
 	}
+	if err := discardOtherJournal(plan, out, tag, stderr); err != nil {
+		return nil, err
+	}
+	// Journal the run in out, and continue one that was interrupted: an
+	// interrupted reproduce picks up where it stopped.
+	opts.Dir, opts.Resume = out, true
 	res, err = runner.Run(ctx, spec, opts)
 	if err != nil {
 		return nil, err
@@ -361,6 +367,28 @@ func reproduceOne(ctx context.Context, plan *runner.Plan, opts runner.Options, o
 	}
 	fmt.Fprintf(stderr, "%s: done in %s\n", tag, res.End.Sub(res.Start).Round(100*time.Millisecond))
 	return res, nil
+}
+
+// discardOtherJournal removes the journal in out of a run with other settings
+// than plan (an interrupted --quick run before a full one, say), which a
+// resume would refuse; reproduce reruns such results anyway.
+func discardOtherJournal(plan *runner.Plan, out, tag string, stderr io.Writer) error {
+	ipath := runner.IdentityPath(out, plan.Spec.ID)
+	id, err := runner.ReadIdentity(ipath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err == nil && len(plan.Mismatch(id)) == 0 {
+		return nil
+	}
+	jpath := runner.JournalPath(out, plan.Spec.ID)
+	fmt.Fprintf(stderr, "%s: discarding %s, the journal of a run with other settings\n", tag, jpath)
+	for _, f := range []string{jpath, ipath} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeResult writes a result's files, printing figure warnings.

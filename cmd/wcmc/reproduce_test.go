@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"wcmc/experiment"
+	"wcmc/runner"
 )
 
 // reproRun runs `wcmc args…` and returns the exit status, stdout and
@@ -232,5 +233,54 @@ func TestReproduceUpdateDoc(t *testing.T) {
 	os.WriteFile(doc, []byte("no markers\n"), 0o644)
 	if code, _, stderr := reproRun(t, "reproduce", "--quick", "--only", "gauss-blocks", "--out", dir, "--update-doc", doc); code == 0 || !strings.Contains(stderr, "markers") {
 		t.Errorf("doc without markers: exit %d, %s", code, stderr)
+	}
+}
+
+// An interrupted reproduce continues from its journal and ends with the
+// results of an uninterrupted one; the journal of a run with other settings
+// is discarded rather than blocking the run.
+func TestReproduceResumesJournal(t *testing.T) {
+	ref := t.TempDir()
+	if code, _, stderr := reproRun(t, "reproduce", "--quick", "--only", "gauss-snr", "--out", ref); code != 0 {
+		t.Fatalf("reference run: exit %d\n%s", code, stderr)
+	}
+	want, err := os.ReadFile(filepath.Join(ref, "gauss-snr.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	spec, _ := experiment.Lookup("gauss-snr")
+	interrupt := func(dir string, seed uint64) {
+		t.Helper()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		opts := runner.Options{Seed: seed, Quick: true, Workers: 1, Dir: dir,
+			OnTask: func(runner.TaskResult) error { cancel(); return nil }}
+		if _, err := runner.Run(ctx, spec, opts); err == nil {
+			t.Fatal("the cancelled run finished")
+		}
+		if _, err := os.Stat(runner.JournalPath(dir, spec.ID)); err != nil {
+			t.Fatalf("no journal after the interruption: %v", err)
+		}
+	}
+
+	dir := t.TempDir()
+	interrupt(dir, 1)
+	code, _, stderr := reproRun(t, "reproduce", "--quick", "--only", "gauss-snr", "--out", dir)
+	if code != 0 || !strings.Contains(stderr, "resuming") {
+		t.Fatalf("resume: exit %d\n%s", code, stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "gauss-snr.csv")); !bytes.Equal(got, want) {
+		t.Error("the resumed run's CSV differs from the uninterrupted one")
+	}
+
+	other := t.TempDir()
+	interrupt(other, 7)
+	code, _, stderr = reproRun(t, "reproduce", "--quick", "--only", "gauss-snr", "--out", other)
+	if code != 0 || !strings.Contains(stderr, "discarding") {
+		t.Fatalf("journal of another seed: exit %d\n%s", code, stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join(other, "gauss-snr.csv")); !bytes.Equal(got, want) {
+		t.Error("after discarding the other journal, the CSV differs from the reference")
 	}
 }
