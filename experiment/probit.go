@@ -88,7 +88,7 @@ func probitParams() []runner.Param {
 		intParam("T", "1000", "communication blocks T: OMA delivers S = ⌊T/K⌋ samples per worker, NOMA S = T", 1),
 		choiceParam("partition", "equal", "how the data are split: equal (random, sizes differ by ≤ 1) or heterogeneous (class skew ζ)", "equal", "heterogeneous"),
 		floatParam("zeta", "0", "class-skew exponent ζ ≥ 0 of the heterogeneous partition"),
-		intParam("ref_samples", "20000", "S_g, Gibbs samples of the global posterior used as reference", 2),
+		intParam("ref_samples", "20000", "S_g, samples of the global posterior used as reference (drawn by ref_sampler)", 2),
 		intParam("burnin", "100", "burn-in transitions of every chain (workers and reference; HMC adapts its step during them)", 0),
 		choiceParam("sampler", "gibbs", "workers' sampler: gibbs (Albert–Chib, the paper's) or hmc (Laplace-preconditioned HMC, for posteriors where Gibbs mixes slowly)", "gibbs", "hmc"),
 		choiceParam("ref_sampler", "gibbs", "sampler of the S_g reference samples: gibbs or hmc", "gibbs", "hmc"),
