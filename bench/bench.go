@@ -615,7 +615,7 @@ func seq(lo, hi int) []int {
 	return idx
 }
 
-// parallel runs K workers' chains (sampler.SampleWorkers) on one core and
+// parallel runs K workers' chains (sampler.SampleChains) on one core and
 // on all cores, in interleaved rounds from the same start and seeds, and
 // checks that the samples are identical.
 func (b *suite) parallel() error {
@@ -741,7 +741,7 @@ func (b *suite) scaleS() error {
 	return nil
 }
 
-// scaleK times K workers (SampleWorkers, all cores), each with its own
+// scaleK times K workers (sampler.SampleChains, all cores), each with its own
 // shard of fixed size, so that the work grows like K.
 func (b *suite) scaleK() error {
 	sr := Series{

@@ -210,24 +210,33 @@ func TestTooFewSamples(t *testing.T) {
 	}
 }
 
-func TestWVCMCGradientMatchesFiniteDifferences(t *testing.T) {
+// gaussianObjective is the WVCMC objective of three workers with Gaussian
+// subposteriors (d = 3) on s signals over access, at its start map, with the
+// generator that drew the signals.
+func gaussianObjective(t *testing.T, access channel.Access, s int) (*Variational, Map, *model.Gaussian, *rand.Rand) {
+	t.Helper()
 	const d = 3
 	cs := []*mat.SymDense{toeplitz(d, 0.1), toeplitz(d, 0.5), toeplitz(d, 0.8)}
 	target, err := model.NewGaussian([]float64{0.2, -0.1, 0.3}, globalCov(cs))
 	if err != nil {
 		t.Fatal(err)
 	}
+	rng := rand.New(rand.NewPCG(15, uint64(access)))
+	rx := transmit(t, rng, access, cs, s, 3)
+	v, err := NewVariational(rx, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := InitialMap(rx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v, m, target, rng
+}
+
+func TestWVCMCGradientMatchesFiniteDifferences(t *testing.T) {
 	for _, access := range []channel.Access{channel.OMA, channel.NOMA} {
-		rng := rand.New(rand.NewPCG(15, uint64(access)))
-		rx := transmit(t, rng, access, cs, 40, 3)
-		v, err := NewVariational(rx, target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, _, err := InitialMap(rx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		v, m, _, rng := gaussianObjective(t, access, 40)
 		// Move off the start point so every term is exercised.
 		for _, w := range m.W {
 			r, c := w.Dims()

@@ -6,6 +6,9 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
 	"wcmc/channel"
@@ -23,20 +26,33 @@ import (
 // and is dropped.
 //
 // A Variational holds scratch space and is not safe for concurrent use.
+// Its buffers are allocated by NewVariational, so that Value, Gradient and
+// ValueGrad allocate nothing beyond what the target allocates
+// (model.Probit: nothing once its scratch is sized by the first call). One
+// exception, with the pure-Go BLAS: for d > 128 gonum's blocked LU runs its
+// trailing updates through the parallel Dgemm, which allocates (64
+// objects per stream and evaluation at d = 300).
 type Variational struct {
 	rx     *channel.Received
 	target model.Target
 	a, b   float64
 	enc    []*mat.Dense // E_k, m_r×d
+	encT   []*mat.Dense // E_kᵀ, d×m_r: right-hand side of the solve
 
 	theta, grad *mat.Dense // S×d
+	tmp         *mat.Dense // S×d product buffer
 	logp        []float64
-	we, wwt     mat.Dense
-	lu          mat.LU
-	chol        mat.Cholesky
-	sym         mat.SymDense
-	tmp         mat.Dense // S×d product buffer
-	ent         mat.Dense // d×m_r entropy-gradient buffer
+
+	// Log-determinant scratch: W E_k and then its LU factors (d×d) with
+	// the pivots; log|U_ii|, summed as mat.LU.LogDet sums them; W Wᵀ and
+	// then its Cholesky factor (upper triangle); the two solves (d×m_r)
+	// and their weighted sum, the entropy gradient.
+	we      *mat.Dense
+	piv     []int
+	logDiag []float64
+	sym     *mat.SymDense
+	x, y    *mat.Dense
+	ent     *mat.Dense
 }
 
 // NewVariational prepares the objective for rx and target.
@@ -54,13 +70,24 @@ func NewVariational(rx *channel.Received, target model.Target) (*Variational, er
 	} else {
 		v.a, v.b = k/(k+1), 1/(k+1)
 	}
+	d, mr := rx.D, rx.Mr
 	v.enc = make([]*mat.Dense, rx.Streams())
+	v.encT = make([]*mat.Dense, rx.Streams())
 	for i := range v.enc {
 		v.enc[i] = rx.Encoder(i)
+		v.encT[i] = mat.DenseCopyOf(v.enc[i].T())
 	}
-	v.theta = mat.NewDense(rx.S, rx.D, nil)
-	v.grad = mat.NewDense(rx.S, rx.D, nil)
+	v.theta = mat.NewDense(rx.S, d, nil)
+	v.grad = mat.NewDense(rx.S, d, nil)
+	v.tmp = mat.NewDense(rx.S, d, nil)
 	v.logp = make([]float64, rx.S)
+	v.we = mat.NewDense(d, d, nil)
+	v.piv = make([]int, d)
+	v.logDiag = make([]float64, d)
+	v.sym = mat.NewSymDense(d, nil)
+	v.x = mat.NewDense(d, mr, nil)
+	v.y = mat.NewDense(d, mr, nil)
+	v.ent = mat.NewDense(d, mr, nil)
 	return v, nil
 }
 
@@ -137,15 +164,19 @@ func (v *Variational) finish(grad, m Map, value bool) (float64, error) {
 	inv := -1 / float64(v.rx.S)
 	for k, w := range m.W {
 		g := grad.W[k]
-		g.Mul(v.grad.T(), v.rx.Y[k])
-		g.Scale(inv, g)
+		v.checkShape(g)
+		gr := g.RawMatrix()
+		gemm(blas.Trans, blas.NoTrans, v.grad.RawMatrix(), v.rx.Y[k].RawMatrix(), gr)
+		for i := range gr.Rows {
+			floats.Scale(inv, gr.Data[i*gr.Stride:i*gr.Stride+gr.Cols])
+		}
 		ld, err := v.logDets(w, k, true)
 		if err != nil {
 			return math.NaN(), err
 		}
 		f -= ld
 		// v.ent now holds a (W E)^{-ᵀ}Eᵀ + b (W Wᵀ)^{-1} W.
-		g.Sub(g, &v.ent)
+		g.Sub(g, v.ent)
 	}
 	if value && (math.IsNaN(f) || math.IsInf(f, 0)) {
 		return f, fmt.Errorf("objective is %v", f)
@@ -155,37 +186,46 @@ func (v *Variational) finish(grad, m Map, value bool) (float64, error) {
 
 // logDets returns a·log|det(W E_k)| + (b/2)·log det(W Wᵀ); with withGrad it
 // also leaves a (W E_k)^{-ᵀ}E_kᵀ + b (W Wᵀ)^{-1} W in v.ent.
+//
+// The factorizations and solves are those of mat.LU (Getrf, Getrs) and
+// mat.Cholesky (Potrf, Potrs), called through lapack64 on v's scratch
+// instead of the work space and copies that mat allocates; the condition
+// estimates mat computes on the way are not needed here.
 func (v *Variational) logDets(w *mat.Dense, k int, withGrad bool) (float64, error) {
-	e := v.enc[k]
-	v.we.Mul(w, e)
-	v.lu.Factorize(&v.we)
-	ldWE, _ := v.lu.LogDet()
+	v.checkShape(w)
+	we := v.we.RawMatrix()
+	gemm(blas.NoTrans, blas.NoTrans, w.RawMatrix(), v.enc[k].RawMatrix(), we)
+	// W E = P L U in place; log|det| is Σ log|U_ii| (mat.LU.LogDet).
+	luOK := lapack64.Getrf(we, v.piv)
+	for i := range v.logDiag {
+		v.logDiag[i] = math.Log(math.Abs(we.Data[i*we.Stride+i]))
+	}
+	ldWE := floats.Sum(v.logDiag)
+	// W Wᵀ = Uᵀ U in place; log det is Σ 2 log U_ii (mat.Cholesky.LogDet).
 	v.sym.SymOuterK(1, w)
-	if !v.chol.Factorize(&v.sym) || math.IsInf(ldWE, 0) || math.IsNaN(ldWE) {
+	chol, cholOK := lapack64.Potrf(v.sym.RawSymmetric())
+	if !cholOK || !luOK || math.IsInf(ldWE, 0) || math.IsNaN(ldWE) {
 		return 0, ErrSingular
 	}
-	ldWW := v.chol.LogDet()
+	var ldWW float64
+	for i := range chol.N {
+		ldWW += 2 * math.Log(chol.Data[i*chol.Stride+i])
+	}
 	val := v.a*ldWE + v.b*ldWW/2
 	if !withGrad {
 		return val, nil
 	}
 	// a (W E)^{-ᵀ} Eᵀ: solve (W E)ᵀ X = Eᵀ.
-	var x mat.Dense
-	if err := v.lu.SolveTo(&x, true, e.T()); err != nil {
-		if _, ok := err.(mat.Condition); !ok {
-			return 0, ErrSingular
-		}
-	}
-	x.Scale(v.a, &x)
-	var y mat.Dense
-	if err := v.chol.SolveTo(&y, w); err != nil {
-		if _, ok := err.(mat.Condition); !ok {
-			return 0, ErrSingular
-		}
-	}
-	y.Scale(v.b, &y)
-	v.ent.Reset()
-	v.ent.Add(&x, &y)
+	v.x.Copy(v.encT[k])
+	x := v.x.RawMatrix()
+	lapack64.Getrs(blas.Trans, we, x, v.piv)
+	floats.Scale(v.a, x.Data)
+	// b (W Wᵀ)^{-1} W.
+	v.y.Copy(w)
+	y := v.y.RawMatrix()
+	lapack64.Potrs(chol, y)
+	floats.Scale(v.b, y.Data)
+	v.ent.Add(v.x, v.y)
 	return val, nil
 }
 
@@ -193,8 +233,17 @@ func (v *Variational) logDets(w *mat.Dense, k int, withGrad bool) (float64, erro
 func (v *Variational) apply(m Map) {
 	v.theta.Zero()
 	for k, w := range m.W {
-		v.tmp.Mul(v.rx.Y[k], w.T())
-		v.theta.Add(v.theta, &v.tmp)
+		v.checkShape(w)
+		gemm(blas.NoTrans, blas.Trans, v.rx.Y[k].RawMatrix(), w.RawMatrix(), v.tmp.RawMatrix())
+		v.theta.Add(v.theta, v.tmp)
+	}
+}
+
+// checkShape panics unless w is d×m_r (the BLAS calls on raw matrices do
+// not check it, mat.Dense.Mul did).
+func (v *Variational) checkShape(w *mat.Dense) {
+	if r, c := w.Dims(); r != v.rx.D || c != v.rx.Mr {
+		panic(mat.ErrShape)
 	}
 }
 

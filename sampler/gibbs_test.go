@@ -189,9 +189,9 @@ func TestGibbsPosteriorQuadrature(t *testing.T) {
 	}
 }
 
-// TestSampleWorkersMatchesSequential checks bit-identical results for K
+// TestSampleChainsMatchesSequential checks bit-identical results for K
 // chains run in parallel and one after another with the same generators.
-func TestSampleWorkersMatchesSequential(t *testing.T) {
+func TestSampleChainsMatchesSequential(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 0))
 	u, v := synthProbit(rng, 900, []float64{0.5, -1, 1.5})
 	const k, s = 5, 200
