@@ -22,6 +22,8 @@ Sampling for Bayesian Distributed Learning in Wireless Data Centers".
   wcmc list            the experiments
   wcmc show ID         an experiment's parameters, schemes and metrics
   wcmc run ID          run a sweep, writing CSV, JSON and figures
+                       (--resume after an interruption; --shard i/n, then wcmc merge)
+  wcmc reproduce       every experiment and the paper's claims in one report
 
 The protocol on your own data, one step per command (files in between):
   wcmc partition → sample (per worker) → transmit → aggregate; posterior, evaluate`,
