@@ -11,26 +11,17 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"wcmc/dataset"
 )
 
 var _ Minibatcher = (*Probit)(nil)
 
 // probitData draws N covariates u_n ~ N(0, I_d) and labels
-// v_n ~ Bernoulli(Φ(θ*ᵀu_n)) (eq: probit model).
+// v_n ~ Bernoulli(Φ(θ*ᵀu_n)) (eq: probit model), by dataset.Synthetic.
 func probitData(rng *rand.Rand, n int, thetaStar []float64) (*mat.Dense, []float64) {
-	d := len(thetaStar)
-	u := mat.NewDense(n, d, nil)
-	v := make([]float64, n)
-	for i := 0; i < n; i++ {
-		row := u.RawRowView(i)
-		for j := range row {
-			row[j] = rng.NormFloat64()
-		}
-		if rng.Float64() < distuv.UnitNormal.CDF(floats.Dot(row, thetaStar)) {
-			v[i] = 1
-		}
-	}
-	return u, v
+	s := dataset.Synthetic(rng, thetaStar, n)
+	return s.U, s.V
 }
 
 func TestNewProbitErrors(t *testing.T) {

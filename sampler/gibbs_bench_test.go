@@ -7,24 +7,15 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/stat/distuv"
+
+	"wcmc/dataset"
 )
 
-// synthProbit draws u_n ~ N(0, I_d), v_n ~ Bernoulli(Φ(θ*ᵀu_n)) as in Sec. VI-B.
+// synthProbit draws u_n ~ N(0, I_d), v_n ~ Bernoulli(Φ(θ*ᵀu_n)) as in Sec. VI-B
+// (dataset.Synthetic, as U and V).
 func synthProbit(rng *rand.Rand, n int, thetaStar []float64) (*mat.Dense, []float64) {
-	d := len(thetaStar)
-	u := mat.NewDense(n, d, nil)
-	v := make([]float64, n)
-	for i := 0; i < n; i++ {
-		row := u.RawRowView(i)
-		for j := range row {
-			row[j] = rng.NormFloat64()
-		}
-		if rng.Float64() < distuv.UnitNormal.CDF(floats.Dot(row, thetaStar)) {
-			v[i] = 1
-		}
-	}
-	return u, v
+	s := dataset.Synthetic(rng, thetaStar, n)
+	return s.U, s.V
 }
 
 // BenchmarkGibbsSweep times one sweep (= one posterior sample) at the
