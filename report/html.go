@@ -81,12 +81,7 @@ func (r *Report) WriteHTML(out io.Writer) error {
 
 	p("<h2 id=\"experiments\">Experiments</h2>\n<table>\n<tr><th>Experiment</th><th>Figure</th><th>Trials</th><th>Computed</th><th>Wall time</th><th>Claims (hold/fail/inconclusive/not evaluated)</th><th>Status</th></tr>\n")
 	for _, s := range r.Sections {
-		trials, computed, wt := "–", "–", "–"
-		if s.Result != nil {
-			trials = fmt.Sprint(s.Result.Trials)
-			computed = s.Result.Start.UTC().Format("2006-01-02 15:04:05Z")
-			wt = fmtDur(wall(s.Result))
-		}
+		trials, computed, wt := runFacts(s)
 		vc := verdictCounts(s.Claims)
 		p("<tr><td><a href=\"#%s\">%s</a></td><td>%s</td><td class=\"num\">%s</td><td>%s</td><td class=\"num\">%s</td><td class=\"num\">%d/%d/%d/%d</td><td>%s</td></tr>\n",
 			esc(sectionID(s.Spec)), esc(s.Spec.ID), esc(s.Spec.Figure), esc(trials), esc(computed), esc(wt),

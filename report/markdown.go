@@ -70,12 +70,7 @@ func (r *Report) WriteMarkdown(out io.Writer) error {
 	fmt.Fprintf(w, "## Experiments\n\n")
 	mdHeader(w, "Experiment", "Figure", "Trials", "Computed", "Wall time", "Claims (hold/fail/inconclusive/not evaluated)", "Status")
 	for _, s := range r.Sections {
-		trials, computed, wt := "–", "–", "–"
-		if s.Result != nil {
-			trials = fmt.Sprint(s.Result.Trials)
-			computed = s.Result.Start.UTC().Format("2006-01-02 15:04:05Z")
-			wt = fmtDur(wall(s.Result))
-		}
+		trials, computed, wt := runFacts(s)
 		vc := verdictCounts(s.Claims)
 		mdRow(w, fmt.Sprintf("[%s](#%s)", s.Spec.ID, anchor(title(s.Spec))), s.Spec.Figure, trials, computed, wt,
 			fmt.Sprintf("%d/%d/%d/%d", vc[claims.Holds], vc[claims.Fails], vc[claims.Inconclusive], vc[claims.NotEvaluated]), status(s))

@@ -245,6 +245,15 @@ func verdictCounts(cs []Checked) map[claims.Verdict]int {
 // wall returns the wall time of a result.
 func wall(res *runner.Result) time.Duration { return res.End.Sub(res.Start) }
 
+// runFacts are the trials, start time and wall time of a section's run, as
+// shown in the experiments table ("–" for an experiment that did not run).
+func runFacts(s Section) (trials, computed, wallTime string) {
+	if s.Result == nil {
+		return "–", "–", "–"
+	}
+	return fmt.Sprint(s.Result.Trials), s.Result.Start.UTC().Format("2006-01-02 15:04:05Z"), fmtDur(wall(s.Result))
+}
+
 // fmtDur formats a duration to a tenth of a second below a minute, to the
 // second above.
 func fmtDur(d time.Duration) string {
