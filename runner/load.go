@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // ErrMismatch is matched (errors.Is) by the error LoadMatching returns when
@@ -34,25 +33,6 @@ func (e *MismatchError) Error() string {
 // Is reports whether target is ErrMismatch.
 func (e *MismatchError) Is(target error) bool { return target == ErrMismatch }
 
-// loadRecord is the part of DIR/ID.json that LoadResult reads back.
-type loadRecord struct {
-	Experiment string            `json:"experiment"`
-	Params     map[string]string `json:"params"`
-	Seed       uint64            `json:"seed"`
-	Trials     int               `json:"trials"`
-	Quick      bool              `json:"quick"`
-	Version    string            `json:"version"`
-	Skipped    []Note            `json:"skipped"`
-	Info       []struct {
-		X      float64        `json:"x"`
-		Trial  int            `json:"trial"`
-		Scheme string         `json:"scheme"`
-		Info   map[string]any `json:"info"`
-	} `json:"info"`
-	Start time.Time `json:"start"`
-	End   time.Time `json:"end"`
-}
-
 // LoadResult reads back the result of spec that WriteFiles wrote to dir:
 // the parameters, seed, trials, quick flag, skip notes, per-task info and
 // times from DIR/ID.json, and the measured values from DIR/ID.csv. The
@@ -71,14 +51,14 @@ func LoadResult(dir string, spec Spec) (*Result, error) {
 }
 
 // loadResult is LoadResult, also returning the JSON record.
-func loadResult(dir string, spec Spec) (*Result, *loadRecord, error) {
+func loadResult(dir string, spec Spec) (*Result, *runRecord, error) {
 	id := spec.ID
 	jsonPath := filepath.Join(dir, id+".json")
 	b, err := os.ReadFile(jsonPath)
 	if err != nil {
 		return nil, nil, err
 	}
-	var rec loadRecord
+	var rec runRecord
 	if err := json.Unmarshal(b, &rec); err != nil {
 		return nil, nil, fmt.Errorf("reading %s: %w", jsonPath, err)
 	}
