@@ -97,15 +97,7 @@ func TestReadCSVErrors(t *testing.T) {
 		{"quote", "0,1\n1,\"2\n", []string{"bad.csv", "line 2", "column"}},
 	} {
 		_, err := ReadCSV(strings.NewReader(tc.in), "bad.csv")
-		if err == nil {
-			t.Errorf("%s: no error", tc.name)
-			continue
-		}
-		for _, w := range tc.want {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%s: error %q does not mention %q", tc.name, err, w)
-			}
-		}
+		errorMentions(t, tc.name, err, tc.want...)
 	}
 }
 

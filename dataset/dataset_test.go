@@ -54,14 +54,21 @@ func TestValidate(t *testing.T) {
 		{"length", Set{U: good.U, V: []float64{0}}, []string{"2 covariate rows", "1 labels"}},
 	} {
 		err := tc.s.Validate()
-		if err == nil {
-			t.Errorf("%s: no error", tc.name)
-			continue
-		}
-		for _, w := range tc.want {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%s: error %q does not mention %q", tc.name, err, w)
-			}
+		errorMentions(t, tc.name, err, tc.want...)
+	}
+}
+
+// errorMentions reports, under the case name, a nil err or one whose message
+// lacks any of want.
+func errorMentions(t *testing.T, name string, err error, want ...string) {
+	t.Helper()
+	if err == nil {
+		t.Errorf("%s: no error", name)
+		return
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%s: error %q does not mention %q", name, err, w)
 		}
 	}
 }

@@ -161,15 +161,7 @@ func TestPartitionHeterogeneousErrors(t *testing.T) {
 		{"empty worker large", make([]float64, 30), 20, 1, []string{"worker 1", "no data"}},
 	} {
 		_, err := PartitionHeterogeneous(rng, tc.labels, tc.k, tc.zeta)
-		if err == nil {
-			t.Errorf("%s: no error", tc.name)
-			continue
-		}
-		for _, w := range tc.want {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%s: error %q does not mention %q", tc.name, err, w)
-			}
-		}
+		errorMentions(t, tc.name, err, tc.want...)
 	}
 }
 
