@@ -6,6 +6,8 @@ package experiment
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"wcmc/runner"
@@ -29,12 +31,7 @@ func All() []runner.Spec {
 func Lookup(id string) (runner.Spec, error) {
 	s, ok := registry[id]
 	if !ok {
-		ids := make([]string, 0, len(registry))
-		for k := range registry {
-			ids = append(ids, k)
-		}
-		sort.Strings(ids)
-		return runner.Spec{}, fmt.Errorf("unknown experiment %q (known: %v; see `wcmc list`)", id, ids)
+		return runner.Spec{}, fmt.Errorf("unknown experiment %q (known: %v; see `wcmc list`)", id, slices.Sorted(maps.Keys(registry)))
 	}
 	return s, nil
 }

@@ -10,11 +10,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/gonum/mat"
@@ -216,12 +217,7 @@ func workerOrder(paths []string) ([]string, error) {
 	for k := 1; k <= len(paths); k++ {
 		p, ok := byK[k]
 		if !ok {
-			ks := make([]int, 0, len(byK))
-			for k := range byK {
-				ks = append(ks, k)
-			}
-			sort.Ints(ks)
-			return nil, fmt.Errorf("no file for worker %d: the %d files are numbered %v, want 1…%d (a worker's job failed or a file is missing?)", k, len(paths), ks, len(paths))
+			return nil, fmt.Errorf("no file for worker %d: the %d files are numbered %v, want 1…%d (a worker's job failed or a file is missing?)", k, len(paths), slices.Sorted(maps.Keys(byK)), len(paths))
 		}
 		out[k-1] = p
 	}
