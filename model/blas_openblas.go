@@ -22,5 +22,4 @@ import (
 // task runs at a time (see docs/PERFORMANCE.md).
 func init() {
 	blas64.Use(netlib.Implementation{})
-	singleGemm = true
 }

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -254,19 +255,23 @@ func (p *Probit) dataTerm(logj []float64, grad *blas64.General, theta, u blas64.
 // allocates) otherwise.
 const gemmTileRows, gemmTileCols = 64, 192
 
-// singleGemm makes gemm issue one BLAS call per product instead of tiles:
-// set by the openblas build (blas_openblas.go), whose library blocks and
-// packs large products itself.
-var singleGemm = false
+// singleGemm reports whether gemm should issue one BLAS call per product
+// instead of tiles: true when gonum's BLAS has been replaced (the openblas
+// build, blas_openblas.go), whose library blocks and packs large products
+// itself.
+func singleGemm() bool {
+	_, pureGo := blas64.Implementation().(gonum.Implementation)
+	return !pureGo
+}
 
 // gemm computes C = α A op(B) + β C (op(B) = B or Bᵀ) as a sequence of
 // tiles of C small enough for gonum's serial kernel, so it neither
 // allocates nor starts goroutines (callers parallelise over tasks). Each
 // entry of C is still one dot product over the full inner dimension, so
-// the result does not depend on the tiling. With singleGemm it is one
-// call.
+// the result does not depend on the tiling. Under another BLAS (singleGemm) it
+// is one call.
 func gemm(tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
-	if singleGemm {
+	if singleGemm() {
 		blas64.Gemm(blas.NoTrans, tB, alpha, a, b, beta, c)
 		return
 	}
