@@ -151,6 +151,12 @@ func TestStepsBadInput(t *testing.T) {
 		{"sample: K unknown", func() []string {
 			return []string{"sample", "--shard", writeText(t, p("lone/shard.csv"), "1,0.5\n0,0.2\n"), "--worker", "1", "--out", p("s5.npy")}
 		}, []string{"--K is required", "partition.json"}, p("s5.npy")},
+		{"sample: S < 1", func() []string {
+			return []string{"sample", "--shard", p("shards/shard-1.csv"), "--worker", "1", "--S", "0", "--out", p("s6.npy")}
+		}, []string{"--S must be ≥ 1, got 0"}, p("s6.npy")},
+		{"sample: negative burn-in", func() []string {
+			return []string{"sample", "--shard", p("shards/shard-1.csv"), "--worker", "1", "--burnin", "-1", "--out", p("s7.npy")}
+		}, []string{"--burnin must be ≥ 0, got -1"}, p("s7.npy")},
 
 		// transmit
 		{"transmit: d mismatch between workers", func() []string {
@@ -252,6 +258,9 @@ func TestStepsBadInput(t *testing.T) {
 		{"posterior: label not 0/1", func() []string {
 			return []string{"posterior", "--data", p("bad/lab.csv"), "--out", p("r1.npy")}
 		}, []string{"lab.csv", "want 0 or 1"}, p("r1.npy")},
+		{"posterior: prior variance not positive", func() []string {
+			return []string{"posterior", "--data", stepsData, "--prior-var", "0", "--out", p("r2.npy")}
+		}, []string{"--prior-var must be positive, got 0"}, p("r2.npy")},
 	}
 	for _, c := range cases {
 		args := c.args()

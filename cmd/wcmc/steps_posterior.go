@@ -8,7 +8,6 @@ import (
 
 	"wcmc"
 	"wcmc/runner"
-	"wcmc/sampler"
 )
 
 func init() {
@@ -18,8 +17,7 @@ func init() {
 func newPosteriorCmd() *cobra.Command {
 	var (
 		data, out string
-		s, burnin int
-		priorVar  float64
+		sf        samplingFlags
 		seed      uint64
 	)
 	cmd := &cobra.Command{
@@ -37,20 +35,15 @@ Writes the S×d samples to --out (.npy).`,
 			if data == "" {
 				return errors.New("no data set given (--data FILE.csv)")
 			}
-			if s < 1 {
-				return fmt.Errorf("--S must be ≥ 1, got %d", s)
-			}
-			if burnin < 0 {
-				return fmt.Errorf("--burnin must be ≥ 0, got %d", burnin)
-			}
-			if !(priorVar > 0) {
-				return fmt.Errorf("--prior-var must be positive, got %v", priorVar)
+			sampling, err := sf.sampling()
+			if err != nil {
+				return err
 			}
 			set, err := readData(data)
 			if err != nil {
 				return err
 			}
-			theta, err := wcmc.Posterior(set, wcmc.Sampling{S: s, BurnIn: burnin, PriorVar: priorVar}, seed)
+			theta, err := wcmc.Posterior(set, sampling, seed)
 			if err != nil {
 				return fmt.Errorf("%s: %w", data, err)
 			}
@@ -63,9 +56,7 @@ Writes the S×d samples to --out (.npy).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&data, "data", "", "the full data set, CSV rows label,x1,…,xd")
-	f.IntVar(&s, "S", 20000, "samples to keep")
-	f.IntVar(&burnin, "burnin", sampler.DefaultBurnIn, "Gibbs sweeps discarded first")
-	f.Float64Var(&priorVar, "prior-var", wcmc.DefaultPriorVar, "variance σ² of the prior N(0, σ² I)")
+	sf.register(f, 20000, "variance σ² of the prior N(0, σ² I)")
 	f.Uint64Var(&seed, "seed", 1, "random seed")
 	f.StringVar(&out, "out", "reference.npy", "output .npy file")
 	return cmd

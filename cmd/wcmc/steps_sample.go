@@ -10,7 +10,6 @@ import (
 
 	"wcmc"
 	"wcmc/runner"
-	"wcmc/sampler"
 )
 
 func init() {
@@ -19,11 +18,10 @@ func init() {
 
 func newSampleCmd() *cobra.Command {
 	var (
-		shard, out   string
-		worker, k, s int
-		burnin       int
-		priorVar     float64
-		seed         uint64
+		shard, out string
+		worker, k  int
+		sf         samplingFlags
+		seed       uint64
 	)
 	cmd := &cobra.Command{
 		Use:   "sample",
@@ -51,20 +49,15 @@ in-process pipeline (wcmc.SampleWorkers) with the same seed.`,
 			if worker < 1 || worker > K {
 				return fmt.Errorf("--worker %d: want 1 ≤ k ≤ K = %d", worker, K)
 			}
-			if s < 1 {
-				return fmt.Errorf("--S must be ≥ 1, got %d", s)
-			}
-			if burnin < 0 {
-				return fmt.Errorf("--burnin must be ≥ 0, got %d", burnin)
-			}
-			if !(priorVar > 0) {
-				return fmt.Errorf("--prior-var must be positive, got %v", priorVar)
+			sampling, err := sf.sampling()
+			if err != nil {
+				return err
 			}
 			data, err := readData(shard)
 			if err != nil {
 				return err
 			}
-			theta, err := wcmc.SampleWorker(data, worker, K, wcmc.Sampling{S: s, BurnIn: burnin, PriorVar: priorVar}, seed)
+			theta, err := wcmc.SampleWorker(data, worker, K, sampling, seed)
 			if err != nil {
 				return fmt.Errorf("%s: %w", shard, err)
 			}
@@ -75,7 +68,7 @@ in-process pipeline (wcmc.SampleWorkers) with the same seed.`,
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "worker %d of %d: wrote %d×%d samples of %s (%d points) to %s\n",
-				worker, K, s, data.Dim(), shard, data.Len(), out)
+				worker, K, sampling.S, data.Dim(), shard, data.Len(), out)
 			return nil
 		},
 	}
@@ -83,9 +76,7 @@ in-process pipeline (wcmc.SampleWorkers) with the same seed.`,
 	f.StringVar(&shard, "shard", "", "the worker's shard, CSV rows label,x1,…,xd")
 	f.IntVar(&worker, "worker", 0, "worker index k, 1…K (required)")
 	f.IntVar(&k, "K", 0, "number of workers K (default: from partition.json beside the shard)")
-	f.IntVar(&s, "S", 1000, "samples to keep")
-	f.IntVar(&burnin, "burnin", sampler.DefaultBurnIn, "Gibbs sweeps discarded first")
-	f.Float64Var(&priorVar, "prior-var", wcmc.DefaultPriorVar, "variance σ² of the global prior N(0, σ² I); the worker uses Kσ²")
+	sf.register(f, 1000, "variance σ² of the global prior N(0, σ² I); the worker uses Kσ²")
 	f.Uint64Var(&seed, "seed", 1, "random seed; worker k's stream derives from (seed, k)")
 	f.StringVar(&out, "out", "", "output .npy file (default samples-<k>.npy)")
 	return cmd
