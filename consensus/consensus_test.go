@@ -468,3 +468,35 @@ func TestHoldoutStopsUnboundedOMAObjective(t *testing.T) {
 		t.Fatalf("holdout does not tame the unbounded objective: %.3g vs %.3g", held/5, plain/5)
 	}
 }
+
+func TestWVCMCStopsWithinOneIterationOfDone(t *testing.T) {
+	// Observe closes Done after iteration 3: every optimiser must return
+	// ErrCancelled at that iteration, not run on to its limit or return a
+	// map as if it had finished.
+	const d = 3
+	cs := []*mat.SymDense{toeplitz(d, 0.1), toeplitz(d, 0.5), toeplitz(d, 0.8)}
+	target, _ := model.NewGaussian(nil, globalCov(cs))
+	for _, method := range []string{SGD, Adam, LBFGS} {
+		for _, holdout := range []float64{0, 0.2} {
+			rng := rand.New(rand.NewPCG(29, 30))
+			rx := transmit(t, rng, channel.NOMA, cs, 200, 5)
+			init, _, _ := InitialMap(rx)
+			done := make(chan struct{})
+			last := 0
+			opt := Optimizer{Method: method, Eta: 1e-3, Iters: 100, Holdout: holdout, Patience: 1000, Done: done,
+				Observe: func(iter, _ int, _ Map) {
+					last = iter
+					if iter == 3 {
+						close(done)
+					}
+				}}
+			fit, err := WVCMC(rng, rx, target, init, opt)
+			if !errors.Is(err, ErrCancelled) || fit != nil {
+				t.Fatalf("%s holdout %g: got fit %v, error %v; want ErrCancelled", method, holdout, fit, err)
+			}
+			if last != 3 {
+				t.Fatalf("%s holdout %g: ran to iteration %d after Done closed at 3", method, holdout, last)
+			}
+		}
+	}
+}

@@ -60,6 +60,25 @@ type Optimizer struct {
 	// per-example gradients; L-BFGS line searches make it exceed the
 	// iterations) and the current map (valid only during the call).
 	Observe func(iter, evaluations int, m Map)
+	// Done, if set, is checked after every iteration: once it is closed the
+	// run is abandoned and WVCMC returns an error wrapping ErrCancelled (a
+	// runner passes its context's Done channel, so that Ctrl-C stops a long
+	// optimisation within one iteration).
+	Done <-chan struct{}
+}
+
+// ErrCancelled is wrapped by the error WVCMC returns when Optimizer.Done
+// was closed before the run finished.
+var ErrCancelled = errors.New("WVCMC: optimisation cancelled")
+
+// cancelled reports whether done (possibly nil) is closed.
+func cancelled(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
 }
 
 // Defaults of the step-free optimisers.
@@ -314,6 +333,9 @@ func (v *Variational) firstOrder(rng *rand.Rand, init Map, f0 float64, opt Optim
 		if opt.Observe != nil {
 			opt.Observe(t, fit.Evaluations, m)
 		}
+		if cancelled(opt.Done) {
+			return nil, fmt.Errorf("%w at iteration %d of %s", ErrCancelled, t, opt.Method)
+		}
 		if stop != nil {
 			if err := stop.observe(m, t); err != nil {
 				fit.Status = err.Error()
@@ -411,6 +433,9 @@ func (v *Variational) lbfgs(init Map, f0 float64, opt Optimizer, stop *earlyStop
 			if opt.Observe != nil {
 				opt.Observe(fit.Iters, fit.Evaluations, m)
 			}
+			if cancelled(opt.Done) {
+				return fmt.Errorf("%w at iteration %d of %s", ErrCancelled, fit.Iters, LBFGS)
+			}
 			if stop != nil {
 				return stop.observe(m, fit.Iters)
 			}
@@ -418,6 +443,9 @@ func (v *Variational) lbfgs(init Map, f0 float64, opt Optimizer, stop *earlyStop
 		}),
 	}
 	res, err := optimize.Minimize(prob, x0, settings, &optimize.LBFGS{})
+	if errors.Is(err, ErrCancelled) {
+		return nil, err
+	}
 	if errors.Is(err, errEarlyStop) && stop != nil {
 		// The best map is stop.best; res may be nil after a recorder stop.
 		fit.Status = err.Error()

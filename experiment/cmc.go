@@ -36,6 +36,9 @@ type cmcConfig struct {
 	enabled   map[string]bool
 	omaPerWkr int // S under OMA
 	nomaPerWk int // S under NOMA
+	// done is the task's cancellation channel (runner.Task.Done), passed
+	// to the WVCMC optimisers.
+	done <-chan struct{}
 }
 
 // schemeOutput is what one scheme produced: the learned map, the link it
@@ -128,7 +131,9 @@ func runCMC(rng *rand.Rand, samples []*mat.Dense, cfg cmcConfig) (*cmcOutput, er
 				return nil, err
 			}
 			if cfg.enabled[SchemeWVCMCOMA] {
-				out.variational(wvOMARng, SchemeWVCMCOMA, cfg, rx, cfg.omaOpt)
+				if err := out.variational(wvOMARng, SchemeWVCMCOMA, cfg, rx, cfg.omaOpt); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
@@ -148,7 +153,9 @@ func runCMC(rng *rand.Rand, samples []*mat.Dense, cfg cmcConfig) (*cmcOutput, er
 			return nil, err
 		}
 		if cfg.enabled[SchemeWVCMCNOMA] {
-			out.variational(wvNOMARng, SchemeWVCMCNOMA, cfg, rx, cfg.nomaOpt)
+			if err := out.variational(wvNOMARng, SchemeWVCMCNOMA, cfg, rx, cfg.nomaOpt); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return out, nil
@@ -179,17 +186,22 @@ func (o *cmcOutput) gaussianScheme(name string, cfg cmcConfig, rx *channel.Recei
 }
 
 // variational runs WVCMC from the paper's start point. A run that diverges
-// is reported as a skip with the optimiser's message — never as a number.
-func (o *cmcOutput) variational(rng *rand.Rand, name string, cfg cmcConfig, rx *channel.Received, opt consensus.Optimizer) {
+// is reported as a skip with the optimiser's message — never as a number;
+// a cancelled run is an error (the task is abandoned, not recorded).
+func (o *cmcOutput) variational(rng *rand.Rand, name string, cfg cmcConfig, rx *channel.Received, opt consensus.Optimizer) error {
 	init, fallback, err := consensus.InitialMap(rx)
 	if err != nil {
 		o.skip(name, "start point: %v", err)
-		return
+		return nil
 	}
+	opt.Done = cfg.done
 	fit, err := consensus.WVCMC(rng, rx, cfg.target, init, opt)
+	if errors.Is(err, consensus.ErrCancelled) {
+		return err
+	}
 	if err != nil {
 		o.skip(name, "%v", err)
-		return
+		return nil
 	}
 	o.schemes[name] = &schemeOutput{theta: fit.Map.Apply(rx), m: fit.Map, rx: rx}
 	info := map[string]any{
@@ -213,6 +225,7 @@ func (o *cmcOutput) variational(rng *rand.Rand, name string, cfg cmcConfig, rx *
 		info["step_final"] = fit.FinalStep
 	}
 	o.info[name] = info
+	return nil
 }
 
 // enabledSchemes parses the "schemes" parameter ("all" or a comma list).

@@ -158,6 +158,7 @@ func runGaussTrial(t runner.Task) (runner.Outcome, error) {
 		enabled:   enabled,
 		omaPerWkr: T / k,
 		nomaPerWk: T,
+		done:      t.Done(),
 	}
 	out, err := runCMC(t.Rng, samples, cfg)
 	if err != nil {
@@ -181,6 +182,9 @@ func runGaussTrial(t runner.Task) (runner.Outcome, error) {
 		res.Rows = append(res.Rows,
 			runner.Row{Scheme: s, Metric: "err2", Value: e},
 			runner.Row{Scheme: s, Metric: "err2_fresh", Value: fresh})
+	}
+	if err := t.Err(); err != nil {
+		return runner.Outcome{}, err
 	}
 	return res, nil
 }

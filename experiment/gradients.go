@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -123,6 +124,9 @@ func runGradientTrial(t runner.Task) (runner.Outcome, error) {
 		if err != nil {
 			return runner.Outcome{}, err
 		}
+		if err := t.Err(); err != nil {
+			return runner.Outcome{}, err
+		}
 		batch := int(v.Float("batch_frac")*float64(n) + 0.5)
 		for _, acc := range []struct {
 			name   string
@@ -139,6 +143,7 @@ func runGradientTrial(t runner.Task) (runner.Outcome, error) {
 				return runner.Outcome{}, err
 			}
 			opt := optimizerFor(v, acc.key, batch)
+			opt.Done = t.Done()
 			perEval := float64(s) * float64(n)
 			if opt.BatchSize > 0 {
 				perEval = float64(s) * float64(opt.BatchSize)
@@ -149,6 +154,9 @@ func runGradientTrial(t runner.Task) (runner.Outcome, error) {
 				opt.Iters = int(budget / perEval)
 			}
 			rows, info, err := p.wvcmcPath(optRng, rx, opt, perEval, checkpoints)
+			if errors.Is(err, consensus.ErrCancelled) {
+				return runner.Outcome{}, err
+			}
 			if err != nil {
 				out.Skipped = append(out.Skipped, runner.Skip{Scheme: acc.name, Reason: err.Error()})
 				continue
@@ -166,6 +174,9 @@ func runGradientTrial(t runner.Task) (runner.Outcome, error) {
 			out.Skipped = append(out.Skipped, runner.Skip{Scheme: SchemeSGLD, Reason: err.Error()})
 		}
 		out.Rows = append(out.Rows, rows...)
+	}
+	if err := t.Err(); err != nil {
+		return runner.Outcome{}, err
 	}
 	return out, nil
 }

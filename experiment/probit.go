@@ -198,6 +198,9 @@ func runProbitTrial(t runner.Task) (runner.Outcome, error) {
 	if err != nil {
 		return runner.Outcome{}, err
 	}
+	if err := t.Err(); err != nil {
+		return runner.Outcome{}, err
+	}
 
 	eta := func(name string) float64 {
 		e := v.Float(name)
@@ -219,6 +222,7 @@ func runProbitTrial(t runner.Task) (runner.Outcome, error) {
 		enabled:   enabled,
 		omaPerWkr: omaS,
 		nomaPerWk: nomaS,
+		done:      t.Done(),
 	}
 	out, err := runCMC(t.Rng, samples, cfg)
 	if err != nil {
@@ -245,6 +249,10 @@ func runProbitTrial(t runner.Task) (runner.Outcome, error) {
 			return runner.Outcome{}, err
 		}
 		res.Rows = append(res.Rows, rows...)
+	}
+	// A stage cut short by cancellation leaves no valid result.
+	if err := t.Err(); err != nil {
+		return runner.Outcome{}, err
 	}
 	return res, nil
 }

@@ -92,8 +92,27 @@ type Task struct {
 	Rng    *rand.Rand
 	Shared any // what Setup returned (nil without Setup); read-only
 	// Ctx is cancelled when the run is aborted (Ctrl-C, another task's
-	// error); long tasks may poll Ctx.Err() and return it.
+	// error). Long tasks poll Err between stages and pass Done to their
+	// inner loops; a task cut short must return an error, never a result,
+	// because every result a task returns is recorded as finished work.
 	Ctx context.Context
+}
+
+// Err is Ctx.Err(): non-nil once the run is aborted (nil without a Ctx).
+func (t Task) Err() error {
+	if t.Ctx == nil {
+		return nil
+	}
+	return t.Ctx.Err()
+}
+
+// Done is Ctx.Done(): closed once the run is aborted (nil, never closed,
+// without a Ctx).
+func (t Task) Done() <-chan struct{} {
+	if t.Ctx == nil {
+		return nil
+	}
+	return t.Ctx.Done()
 }
 
 // Row is one measured value of one scheme in one task.

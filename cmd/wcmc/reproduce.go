@@ -93,7 +93,14 @@ non-zero only if an experiment could not run.`,
 			}
 			cfg.dataSet = f.Changed("data-dir")
 			cfg.command = reproduceCommandLine(cmd, cfg)
-			return reproduce(cmd.Context(), specs, cfg, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			finished := make(chan struct{})
+			defer close(finished)
+			watchSignals(finished, cmd.ErrOrStderr(), "the journals in "+cfg.out, cfg.command)
+			err := reproduce(cmd.Context(), specs, cfg, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			if err != nil && cmd.Context().Err() != nil {
+				return fmt.Errorf("stopped (%v); the finished tasks are saved in the journals in %s\nresume with:\n  %s", err, cfg.out, cfg.command)
+			}
+			return err
 		},
 	}
 	f := cmd.Flags()

@@ -289,11 +289,13 @@ const stopGrace = 10 * time.Second
 
 // watchSignals follows SIGINT and SIGTERM during a run. The first one also
 // cancels the run's context (main's signal.NotifyContext): no task starts,
-// and the running ones get stopGrace to finish and be saved; after that,
-// or at a second signal, the process exits at once with status 1 — every
-// finished task is already in the journal. It returns when finished is
-// closed.
-func watchSignals(finished <-chan struct{}, stderr io.Writer, journal, resume string) {
+// running tasks abandon their work at their next check of the context (each
+// WVCMC iteration, each stage of a trial) and will run again on resume, and
+// a task that does not check it gets stopGrace to finish and be saved;
+// after that, or at a second signal, the process exits at once with status
+// 1 — every finished task is already in the journal (saved names where).
+// It returns when finished is closed.
+func watchSignals(finished <-chan struct{}, stderr io.Writer, saved, resume string) {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
@@ -303,7 +305,7 @@ func watchSignals(finished <-chan struct{}, stderr io.Writer, journal, resume st
 			return
 		case <-sig:
 		}
-		fmt.Fprintf(stderr, "wcmc: stopping: no new task starts; the running ones have %s to finish and be saved (interrupt again to stop now)\n", stopGrace)
+		fmt.Fprintf(stderr, "wcmc: stopping: no new task starts; running tasks stop at their next check or have %s to finish and be saved (interrupt again to stop now)\n", stopGrace)
 		timer := time.NewTimer(stopGrace)
 		defer timer.Stop()
 		select {
@@ -313,7 +315,7 @@ func watchSignals(finished <-chan struct{}, stderr io.Writer, journal, resume st
 		case <-timer.C:
 			fmt.Fprintf(stderr, "wcmc: the running tasks did not finish within %s; they will run again on resume\n", stopGrace)
 		}
-		fmt.Fprintf(stderr, "wcmc: stopped; the finished tasks are saved in %s\nresume with:\n  %s\n", journal, resume)
+		fmt.Fprintf(stderr, "wcmc: stopped; the finished tasks are saved in %s\nresume with:\n  %s\n", saved, resume)
 		os.Exit(1)
 	}()
 }
