@@ -14,10 +14,6 @@ import (
 	"time"
 )
 
-// Version is the wcmc version recorded in every run's JSON; set at build
-// time with -ldflags "-X wcmc/runner.Version=…".
-var Version = "dev"
-
 // Options configures Run. The zero value runs the spec's default trials
 // with seed 0 on GOMAXPROCS workers, silently.
 type Options struct {

@@ -282,8 +282,9 @@ func reproduce(ctx context.Context, specs []runner.Spec, cfg reproduceConfig, st
 	}
 
 	var (
-		runs   []report.Run
-		failed []string
+		runs          []report.Run
+		failed        []string
+		warnedVersion bool
 	)
 	for i, j := range jobs {
 		tag := fmt.Sprintf("[%d/%d] %s", i+1, len(jobs), j.spec.ID)
@@ -295,7 +296,11 @@ func reproduce(ctx context.Context, specs []runner.Spec, cfg reproduceConfig, st
 			}
 			continue
 		}
-		res, err := reproduceOne(ctx, j.plan, j.opts, cfg.out, tag, stderr)
+		res, reused, err := reproduceOne(ctx, j.plan, j.opts, cfg.out, tag, stderr)
+		if reused && !warnedVersion && !runner.VersionTracksCode() {
+			warnedVersion = true
+			fmt.Fprintf(stderr, "note: stored results are matched on the wcmc version %q, which does not change with the code (a go run or uncommitted build): after changing the code, reproduce into a new --out\n", runner.Version)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -336,22 +341,22 @@ func reproduce(ctx context.Context, specs []runner.Spec, cfg reproduceConfig, st
 }
 
 // reproduceOne returns the result of a planned experiment: the stored one
-// in out if it matches the plan, otherwise a fresh run (with opts, from
-// which the plan was made) written to out.
-func reproduceOne(ctx context.Context, plan *runner.Plan, opts runner.Options, out, tag string, stderr io.Writer) (*runner.Result, error) {
+// in out if it matches the plan (reused), otherwise a fresh run (with opts,
+// from which the plan was made) written to out.
+func reproduceOne(ctx context.Context, plan *runner.Plan, opts runner.Options, out, tag string, stderr io.Writer) (res *runner.Result, reused bool, err error) {
 	spec := plan.Spec
-	res, err := runner.LoadMatching(out, plan)
+	res, err = runner.LoadMatching(out, plan)
 	switch {
 	case err == nil:
 		if figuresPresent(out, spec) {
 			fmt.Fprintf(stderr, "%s: reusing the results in %s (same parameters, seed, trials and version)\n", tag, out)
-			return res, nil
+			return res, true, nil
 		}
 		fmt.Fprintf(stderr, "%s: reusing the results in %s; redrawing the missing figures\n", tag, out)
 		if err := writeResult(out, res, stderr); err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		return res, nil
+		return res, true, nil
 	case errors.Is(err, fs.ErrNotExist):
 		fmt.Fprintf(stderr, "%s: running (%d tasks)\n", tag, len(plan.Tasks))
 	case errors.Is(err, runner.ErrMismatch):
@@ -360,20 +365,20 @@ func reproduceOne(ctx context.Context, plan *runner.Plan, opts runner.Options, o
 		fmt.Fprintf(stderr, "%s: cannot reuse the stored results (%v); running again\n", tag, err)
 	}
 	if err := discardOtherJournal(plan, out, tag, stderr); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	// Journal the run in out, and continue one that was interrupted: an
 	// interrupted reproduce picks up where it stopped.
 	opts.Dir, opts.Resume = out, true
 	res, err = runner.Run(ctx, spec, opts)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := writeResult(out, res, stderr); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	fmt.Fprintf(stderr, "%s: done in %s\n", tag, res.End.Sub(res.Start).Round(100*time.Millisecond))
-	return res, nil
+	return res, false, nil
 }
 
 // discardOtherJournal removes the journal in out of a run with other settings
