@@ -1,6 +1,6 @@
 module wcmc
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/spf13/cobra v1.10.2

@@ -120,7 +120,7 @@ func subsets(data dataset.Set, idx [][]int) []dataset.Set {
 }
 
 // DefaultPriorVar is the prior variance σ² of p(θ) = N(0, σ² I) used when
-// Sampling.PriorVar is zero (the paper does not state σ², DESIGN note 6).
+// Sampling.PriorVar is zero (the paper does not state σ², docs/MATH.md note 6).
 const DefaultPriorVar = 1
 
 // Sampling configures the Albert–Chib Gibbs chains of the workers and of
@@ -219,7 +219,7 @@ func SampleWorkers(shards []dataset.Set, s Sampling, seed uint64) ([]*mat.Dense,
 // Posterior draws s.S samples of the global posterior p(θ|Z) ∝ N(θ; 0, σ² I)
 // Π_n Φ(s_n θᵀu_n) by Gibbs sampling on the whole data set: the centralised
 // reference that Evaluate compares with (the paper uses S = 20000 after a
-// burn-in of 100, DESIGN note 9).
+// burn-in of 100, docs/MATH.md note 9).
 func Posterior(data dataset.Set, s Sampling, seed uint64) (*mat.Dense, error) {
 	pv, err := s.priorVar()
 	if err != nil {
@@ -294,7 +294,7 @@ type Result struct {
 
 // Aggregate maps the received signals rx to global-posterior samples with
 // the scheme of a. WVCMC starts from the paper's start point
-// (consensus.InitialMap, DESIGN note 7); its minibatches, if any, come from
+// (consensus.InitialMap, docs/MATH.md note 7); its minibatches, if any, come from
 // the generator of seed.
 func Aggregate(rx *channel.Received, a Aggregation, seed uint64) (*Result, error) {
 	res := &Result{}

@@ -9,7 +9,7 @@
 // with n ~ N(0, N0 I_{m_r}). Encoders are E_k = √P_k B with B = 1_l ⊗ I_d
 // (l = 1: scaled identity; l ≥ 2: analog repetition), and P_k enforces the
 // long-term power constraint from the samples (eq: approx pc). The SNR is
-// P/(m_r N0) (DESIGN note 3).
+// P/(m_r N0) (docs/MATH.md note 3).
 package channel
 
 import (

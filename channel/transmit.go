@@ -46,7 +46,7 @@ func (r *Received) Encoder(k int) *mat.Dense {
 
 // Combine returns z = Bᵀ y / l for every signal of stream k (S×d): the
 // repetitions averaged, z = √P_k θ_k + ñ with ñ ~ N(0, (N0/l) I) under OMA
-// (DESIGN note 4), and z = √P Σ_k θ_k + ñ under NOMA.
+// (docs/MATH.md note 4), and z = √P Σ_k θ_k + ñ under NOMA.
 func (r *Received) Combine(k int) *mat.Dense {
 	z := mat.NewDense(r.S, r.D, nil)
 	y := r.Y[k]
@@ -280,7 +280,7 @@ func (z *zfLink) send(rng *rand.Rand, dst, t []float64) float64 {
 	return mat.Dot(z.x, z.x)
 }
 
-// SNR is P/(m_r N0), the convention of DESIGN note 3.
+// SNR is P/(m_r N0), the convention of docs/MATH.md note 3.
 func (r *Received) SNR() float64 { return r.Power / (float64(r.Mr) * r.N0) }
 
 // Rows returns the signals i, …, j−1 of every stream as a Received that

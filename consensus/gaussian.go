@@ -44,7 +44,7 @@ func GCMC(rx *channel.Received) (Map, error) {
 
 // WGCMC is the wireless Gaussian consensus: under OMA eq: est WGCMC result,
 // under NOMA eq: est WGCMC result NOMA, for an encoder E_k = √P_k B with
-// BᵀB = l·I (DESIGN note 4: on z_k = Bᵀy_k/l the d×d formulas hold with
+// BᵀB = l·I (docs/MATH.md note 4: on z_k = Bᵀy_k/l the d×d formulas hold with
 // noise variance ν = N0/l).
 func WGCMC(rx *channel.Received) (Map, error) {
 	if rx.Access == channel.NOMA {

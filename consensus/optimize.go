@@ -103,7 +103,7 @@ type Fit struct {
 	Method string
 	Iters  int // iterations made
 	// Evaluations counts gradient evaluations (each costs N_b·S per-example
-	// gradients, DESIGN note 8).
+	// gradients, docs/MATH.md note 8).
 	Evaluations int
 	// Objective holds L̃ (up to a constant) at the start and after each
 	// iteration when traced, else at the start and the end.

@@ -9,7 +9,7 @@ import (
 
 // relTol is the eigenvalue threshold, relative to the largest eigenvalue,
 // below which a symmetric matrix is treated as singular in that direction
-// (DESIGN note 5: A^{-1/2} and inverses act on the non-zero eigenvalues).
+// (docs/MATH.md note 5: A^{-1/2} and inverses act on the non-zero eigenvalues).
 const relTol = 1e-12
 
 // spectral returns U diag(f(λ)) Uᵀ for the symmetric a = U diag(λ) Uᵀ.

@@ -247,7 +247,7 @@ func (v *Variational) checkShape(w *mat.Dense) {
 	}
 }
 
-// InitialMap is the paper's WVCMC start point (DESIGN note 7): under OMA
+// InitialMap is the paper's WVCMC start point (docs/MATH.md note 7): under OMA
 // the GCMC solution written as maps on y_k, W_k = W_k^{GCMC} E_k^†; under
 // NOMA W = E^†/K, the average of the decoded samples.
 //

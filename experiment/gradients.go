@@ -18,7 +18,7 @@ import (
 
 // Figs. 4 and 9: err2 against the number of per-example gradients
 // ∇ log p(θ, z_n) computed at the server. WVCMC with S samples costs
-// N_b·S gradients per objective gradient (DESIGN note 8), SGLD N_b per
+// N_b·S gradients per objective gradient (docs/MATH.md note 8), SGLD N_b per
 // iteration; SGLD ignores the workers. Each trial follows one optimisation
 // path and one SGLD chain and reports err2 at every checkpoint of the
 // gradient budget (x = gradients): the map of the last iterate within

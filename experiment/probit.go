@@ -272,7 +272,7 @@ func (p *probitProblem) workerSamples(v runner.Values, partRng *rand.Rand, rngs 
 	fresh = make([]*mat.Dense, k)
 	for i, idx := range shards {
 		sh := p.train.Subset(idx)
-		// The 1/K-tempered prior: N(0, Kσ² I) (DESIGN note 6).
+		// The 1/K-tempered prior: N(0, Kσ² I) (docs/MATH.md note 6).
 		if chains[i], err = newChain(v.String("sampler"), sh, float64(k)*v.Float("prior_var")); err != nil {
 			return nil, nil, fmt.Errorf("worker %d (%d points): %w", i+1, len(idx), err)
 		}

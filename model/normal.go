@@ -2,7 +2,7 @@ package model
 
 import "math"
 
-// Standard normal numerics for the probit terms (DESIGN note 10).
+// Standard normal numerics for the probit terms (docs/MATH.md note 10).
 //
 // Write Q(t) = 1 − Φ(t) = Φ(−t) and R(t) = Q(t)/φ(t) (Mills' ratio, a
 // smooth, slowly varying function: R(0) = √(π/2), R(t) ≈ 1/t for large t).

@@ -32,7 +32,7 @@ const (
 //
 // A subposterior p(θ)^{1/K} p(Z_k|θ) (eq: subposterior) is the probit target
 // of shard Z_k with prior variance Kσ²: NewProbit(U_k, v_k, K*σ²)
-// (DESIGN note 6).
+// (docs/MATH.md note 6).
 //
 // Probit implements Minibatcher. It caches scratch space between calls, so a
 // Probit is not safe for concurrent use; Clone gives a copy that shares the

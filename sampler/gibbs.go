@@ -52,7 +52,7 @@ type Gibbs struct {
 
 // NewGibbs prepares a Gibbs sampler for the probit posterior with data U
 // (N×d, retained, not copied), labels v_n ∈ {0, 1} and prior N(0, priorVar·I)
-// (for a subposterior pass K·σ², DESIGN note 6). It factors the precision
+// (for a subposterior pass K·σ², docs/MATH.md note 6). It factors the precision
 // UᵀU + σ⁻² I once and starts the chain at the posterior mode
 // (model.Probit.MAP; the paper's MLE need not exist for separable shards).
 // Errors from the data checks of model.NewProbit and from the MAP search are

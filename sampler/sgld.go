@@ -27,7 +27,7 @@ type SGLDConfig struct {
 	// never otherwise).
 	Every int
 	// Observe, if not nil, receives the number t of iterations done (the
-	// count of computed per-example gradients is t·N_b, DESIGN note 8) and
+	// count of computed per-example gradients is t·N_b, docs/MATH.md note 8) and
 	// the kept samples so far (the first rows of the output; nil while
 	// still in burn-in). kept is a view of the output and must not be
 	// retained past the call or modified.

@@ -39,7 +39,7 @@ its own random stream derived from --seed, so results do not depend on
 
 Use 'wcmc show ID' to see an experiment's parameters, their defaults and
 ranges, and which one is swept; change them with --set name=value (the
-swept one takes a comma-separated list, e.g. --set snr=0,10,20).
+swept one takes a comma-separated list, e.g. --set snr_db=0,10,20).
 
 Nothing finished is lost: each task is saved to ID.journal.jsonl (with the
 run's settings in ID.run.json) as soon as it finishes. A run that is killed
@@ -55,7 +55,7 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT, SLURM_ARRAY_TASK_MIN);
 --shard 0/1 runs the whole sweep even there. See deploy/.`,
 		Example: `  wcmc run gauss-snr --quick
-  wcmc run gauss-snr --trials 200 --set snr=-10,0,10,20 --out results/snr
+  wcmc run gauss-snr --trials 200 --set snr_db=-10,0,10,20 --out results/snr
   wcmc run gauss-snr --trials 200 --out results/snr --resume     # after a crash
   wcmc run gauss-snr --shard 1/4 --out results/shard-1           # then: wcmc merge`,
 		Args:              cobra.ExactArgs(1),
