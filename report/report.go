@@ -243,7 +243,7 @@ func verdictCounts(cs []Checked) map[claims.Verdict]int {
 }
 
 // wall returns the wall time of a result.
-func wall(res *runner.Result) time.Duration { return res.End.Sub(res.Start) }
+func wall(res *runner.Result) time.Duration { return res.Wall }
 
 // runFacts are the trials, start time and wall time of a section's run, as
 // shown in the experiments table ("–" for an experiment that did not run).

@@ -167,10 +167,37 @@ func writeIdentity(path string, id Identity) error {
 	})
 }
 
-// Record is one journal line: a finished task and when it finished.
+// Record is one journal line: a finished task, when it finished, and when
+// the process that ran it began the run (its session; absent in journals
+// written before sessions were recorded).
 type Record struct {
 	TaskResult
-	Done time.Time `json:"done"`
+	Done  time.Time `json:"done"`
+	Began time.Time `json:"began,omitzero"`
+}
+
+// sessionsTime is the time the sessions behind records spent computing:
+// for each session, from its start to its last finished task (the work a
+// killed session did after that was lost, not spent on this result).
+// Records without a session start count from runStart.
+func sessionsTime(records []Record, runStart time.Time) time.Duration {
+	last := map[time.Time]time.Time{}
+	for _, r := range records {
+		b := r.Began
+		if b.IsZero() {
+			b = runStart
+		}
+		if r.Done.After(last[b]) {
+			last[b] = r.Done
+		}
+	}
+	var total time.Duration
+	for b, d := range last {
+		if d.After(b) {
+			total += d.Sub(b)
+		}
+	}
+	return total
 }
 
 // JournalData is what a journal holds.
@@ -313,14 +340,18 @@ func (p *Plan) CheckRecord(r TaskResult) error {
 
 // journalFile appends task records to a journal file, one durable line each.
 type journalFile struct {
-	f    *os.File
-	path string
-	n    int // records appended by this Journal
+	f     *os.File
+	path  string
+	n     int       // records appended by this Journal
+	began time.Time // when this session opened the journal
+	// earlier is the computing time of the sessions whose records the
+	// journal already held (see sessionsTime).
+	earlier time.Duration
 }
 
 // Append writes r as one line and syncs it to disk before returning.
 func (j *journalFile) Append(r TaskResult) error {
-	line, err := json.Marshal(Record{TaskResult: r, Done: time.Now().UTC()})
+	line, err := json.Marshal(Record{TaskResult: r, Done: time.Now().UTC(), Began: j.began})
 	if err != nil {
 		return fmt.Errorf("journal %s: task %s trial %d: %w", j.path, FormatX(r.X), r.Trial, err)
 	}

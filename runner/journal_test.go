@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // infoSpec is noiseSpec with richer diagnostics (ints, slices, a struct, a
@@ -128,6 +129,18 @@ func TestJournalResumeEqualsUninterrupted(t *testing.T) {
 	f.Close()
 	if err != nil || len(data.Records) != 18 || data.Torn != "" {
 		t.Fatalf("journal after resume: %d records, torn %q, err %v", len(data.Records), data.Torn, err)
+	}
+	// Two sessions wrote it: each record names its session's start, the
+	// interrupted one's records first.
+	sessions := map[time.Time]int{}
+	for i, r := range data.Records {
+		if r.Began.IsZero() || r.Done.Before(r.Began) {
+			t.Fatalf("record %d: began %v, done %v", i, r.Began, r.Done)
+		}
+		sessions[r.Began]++
+	}
+	if len(sessions) != 2 || sessions[data.Records[0].Began] != in.Done {
+		t.Fatalf("sessions %v, want the %d interrupted tasks and the rest", sessions, in.Done)
 	}
 	// Resuming a finished journal runs nothing, not even Setup.
 	spec.Setup = func(Values, *rand.Rand) (any, error) { t.Fatal("Setup ran"); return nil, nil }
@@ -371,5 +384,27 @@ func TestReadJournalTornAndCorrupt(t *testing.T) {
 		if len(d.Records) != c.records || d.Valid != int64(c.valid) || (d.Torn != "") != c.torn {
 			t.Errorf("case %d: %d records, valid %d, torn %q", i, len(d.Records), d.Valid, d.Torn)
 		}
+	}
+}
+
+func TestSessionsTimeSkipsTheGaps(t *testing.T) {
+	// A run started at 10:00 finished tasks until 10:05, died, and was
+	// resumed at 12:00 until 12:03; records of an older journal carry no
+	// session and count from the run's start.
+	at := func(h, m int) time.Time { return time.Date(2026, 1, 1, h, m, 0, 0, time.UTC) }
+	rec := func(began, done time.Time) Record { return Record{Began: began, Done: done} }
+	records := []Record{
+		rec(at(10, 0), at(10, 2)), rec(at(10, 0), at(10, 5)), rec(at(10, 0), at(10, 1)),
+		rec(at(12, 0), at(12, 3)), rec(at(12, 0), at(12, 1)),
+	}
+	if got := sessionsTime(records, at(10, 0)); got != 8*time.Minute {
+		t.Errorf("two sessions: %v, want 8m (5m + 3m, not the 2h gap)", got)
+	}
+	legacy := []Record{rec(time.Time{}, at(10, 4)), rec(at(12, 0), at(12, 3))}
+	if got := sessionsTime(legacy, at(10, 0)); got != 7*time.Minute {
+		t.Errorf("legacy records: %v, want 7m", got)
+	}
+	if got := sessionsTime(nil, at(10, 0)); got != 0 {
+		t.Errorf("no records: %v", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ErrMismatch is matched (errors.Is) by the error LoadMatching returns when
@@ -81,7 +82,7 @@ func loadResult(dir string, spec Spec) (*Result, *runRecord, error) {
 	}
 
 	res := &Result{Spec: spec, Values: v, Seed: rec.Seed, Trials: trials, Quick: rec.Quick,
-		Notes: rec.Skipped, Start: rec.Start, End: rec.End}
+		Notes: rec.Skipped, Start: rec.Start, End: rec.End, Wall: time.Duration(rec.WallSeconds * float64(time.Second))}
 	xs := v.XList()
 	res.Tasks = make([]TaskResult, len(xs)*trials)
 	for i, x := range xs {

@@ -73,7 +73,11 @@ func (p *Plan) openJournal(dir string, s Shard, keys []TaskKey, resume bool, log
 	}
 
 	start := time.Now().UTC()
-	var done []TaskResult
+	began := start
+	var (
+		done    []TaskResult
+		earlier time.Duration
+	)
 	switch {
 	case len(data.Records) > 0 && !noID && id.Experiment == p.Spec.ID && id.Shard.norm() != s:
 		return fail(fmt.Errorf("%s holds %d finished tasks of shard %s of a run, not of shard %s: give each shard its own output directory",
@@ -120,6 +124,7 @@ func (p *Plan) openJournal(dir string, s Shard, keys []TaskKey, resume bool, log
 			say("%s: ignoring a torn last line (%d bytes, a task cut short); that task runs again", jpath, len(data.Torn))
 		}
 		start = id.Start
+		earlier = sessionsTime(data.Records, id.Start)
 		say("resuming %s: %d of %d tasks done, %d to run", jpath, len(done), len(keys), len(keys)-len(done))
 	}
 	if len(done) == 0 {
@@ -142,7 +147,7 @@ func (p *Plan) openJournal(dir string, s Shard, keys []TaskKey, resume bool, log
 	}
 	syncDir(dir)
 	ok = true
-	return &journalFile{f: f, path: jpath}, done, start, nil
+	return &journalFile{f: f, path: jpath, began: began, earlier: earlier}, done, start, nil
 }
 
 func joinDiff(diff []string) string {

@@ -86,6 +86,10 @@ type Result struct {
 	// Notes lists the distinct skips in task order.
 	Notes      []Note
 	Start, End time.Time
+	// Wall is the wall time spent computing the result: End − Start for a
+	// run done in one go; for a resumed run, the sum over its sessions
+	// (see sessionsTime), without the time between them.
+	Wall time.Duration
 	// Shard is the slice of the run that Tasks holds (0/1: all of it).
 	Shard Shard
 	// Resumed counts the tasks taken from the journal of an earlier,
@@ -390,7 +394,7 @@ func (p *Plan) Result(tasks []TaskResult, start, end time.Time) *Result {
 		return cmp.Or(cmp.Compare(a.Point, b.Point), cmp.Compare(a.Trial, b.Trial))
 	})
 	res := &Result{Spec: p.Spec, Values: p.Values, Seed: p.Seed, Trials: p.Trials, Quick: p.Quick,
-		Tasks: tasks, Start: start, End: end}
+		Tasks: tasks, Start: start, End: end, Wall: end.Sub(start)}
 	seen := map[Note]bool{}
 	for _, t := range tasks {
 		for _, s := range t.Skipped {
@@ -470,6 +474,9 @@ func Run(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 	}
 	res := plan.Result(append(done, tasks...), start, time.Now())
 	res.Shard, res.Resumed = opts.Shard.norm(), len(done)
+	if journal != nil && len(done) > 0 {
+		res.Wall = journal.earlier + res.End.Sub(journal.began)
+	}
 	if opts.Progress != nil {
 		for _, n := range res.Notes {
 			fmt.Fprintf(opts.Progress, "note: %s\n", n)

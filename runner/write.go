@@ -201,7 +201,7 @@ func writeJSON(w io.Writer, res *Result, figWarnings []string) error {
 		XName: res.Spec.X, Params: res.Values.Map(), Seed: res.Seed, Trials: res.Trials,
 		Quick: res.Quick, Version: Version, Skipped: res.Notes, FigureWarnings: figWarnings,
 		Info: []infoRecord{}, Start: res.Start, End: res.End,
-		WallSeconds: res.End.Sub(res.Start).Seconds(),
+		WallSeconds: res.Wall.Seconds(),
 	}
 	if rec.Skipped == nil {
 		rec.Skipped = []Note{}

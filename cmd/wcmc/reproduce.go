@@ -377,7 +377,7 @@ func reproduceOne(ctx context.Context, plan *runner.Plan, opts runner.Options, o
 	if err := writeResult(out, res, stderr); err != nil {
 		return nil, false, err
 	}
-	fmt.Fprintf(stderr, "%s: done in %s\n", tag, res.End.Sub(res.Start).Round(100*time.Millisecond))
+	fmt.Fprintf(stderr, "%s: done in %s\n", tag, res.Wall.Round(100*time.Millisecond))
 	return res, false, nil
 }
 
