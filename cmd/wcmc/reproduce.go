@@ -299,7 +299,7 @@ func reproduce(ctx context.Context, specs []runner.Spec, cfg reproduceConfig, st
 		res, reused, err := reproduceOne(ctx, j.plan, j.opts, cfg.out, tag, stderr)
 		if reused && !warnedVersion && !runner.VersionTracksCode() {
 			warnedVersion = true
-			fmt.Fprintf(stderr, "note: stored results are matched on the wcmc version %q, which does not change with the code (a go run or uncommitted build): after changing the code, reproduce into a new --out\n", runner.Version)
+			fmt.Fprintf(stderr, "note: stored results are matched on the wcmc version %q, which does not change with the code (a build without its git commit: go run, -buildvcs=false, or a modified tree): after changing the code, reproduce into a new --out\n", runner.Version)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
