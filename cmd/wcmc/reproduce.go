@@ -46,7 +46,7 @@ type reproduceConfig struct {
 	dataDir   string
 	dataSet   bool // --data-dir given explicitly
 	workers   int
-	updateDoc string
+	updateDoc []string
 	command   string
 }
 
@@ -91,6 +91,12 @@ non-zero only if an experiment could not run.`,
 					cfg.out += "-quick"
 				}
 			}
+			for _, doc := range cfg.updateDoc {
+				// Checked before hours of running, not after.
+				if _, _, _, err := readDocMarkers(doc); err != nil {
+					return err
+				}
+			}
 			cfg.dataSet = f.Changed("data-dir")
 			cfg.command = reproduceCommandLine(cmd, cfg)
 			finished := make(chan struct{})
@@ -112,7 +118,7 @@ non-zero only if an experiment could not run.`,
 	f.StringArrayVar(&cfg.sets, "set", nil, "set a parameter of every experiment that has it, name=value (repeatable)")
 	f.StringVar(&cfg.dataDir, "data-dir", defaultMNISTDir, "directory with the MNIST IDX files")
 	f.IntVar(&cfg.workers, "workers", 0, "parallel workers (0 = all cores)")
-	f.StringVar(&cfg.updateDoc, "update-doc", "", "also rewrite the verdict table between the markers\n"+docBegin+" and "+docEnd+" in this file")
+	f.StringArrayVar(&cfg.updateDoc, "update-doc", nil, "also rewrite the verdict table between the markers\n"+docBegin+" and "+docEnd+" in this file (repeatable)")
 	return cmd
 }
 
@@ -320,11 +326,11 @@ func reproduce(ctx context.Context, specs []runner.Spec, cfg reproduceConfig, st
 	if err != nil {
 		return err
 	}
-	if cfg.updateDoc != "" {
-		if err := updateDoc(cfg.updateDoc, rep); err != nil {
+	for _, doc := range cfg.updateDoc {
+		if err := updateDoc(doc, rep); err != nil {
 			return err
 		}
-		files = append(files, cfg.updateDoc)
+		files = append(files, doc)
 	}
 	fmt.Fprintln(stdout)
 	if err := rep.WriteVerdictTable(stdout); err != nil {
@@ -426,17 +432,27 @@ func figuresPresent(dir string, spec runner.Spec) bool {
 	return true
 }
 
+// readDocMarkers reads path and finds the verdict-table markers in it: the
+// offsets of docBegin and docEnd.
+func readDocMarkers(path string) (b []byte, begin, end int, err error) {
+	b, err = os.ReadFile(path)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("--update-doc: %w", err)
+	}
+	begin = bytes.Index(b, []byte(docBegin))
+	end = bytes.Index(b, []byte(docEnd))
+	if begin < 0 || end < begin {
+		return nil, 0, 0, fmt.Errorf("--update-doc %s: the file has no %q … %q markers", path, docBegin, docEnd)
+	}
+	return b, begin, end, nil
+}
+
 // updateDoc replaces the text between docBegin and docEnd in path with the
 // report's verdict table.
 func updateDoc(path string, rep *report.Report) error {
-	b, err := os.ReadFile(path)
+	b, i, j, err := readDocMarkers(path)
 	if err != nil {
-		return fmt.Errorf("--update-doc: %w", err)
-	}
-	i := bytes.Index(b, []byte(docBegin))
-	j := bytes.Index(b, []byte(docEnd))
-	if i < 0 || j < i {
-		return fmt.Errorf("--update-doc %s: the file has no %q … %q markers", path, docBegin, docEnd)
+		return err
 	}
 	var table bytes.Buffer
 	if err := rep.WriteVerdictTable(&table); err != nil {

@@ -218,9 +218,12 @@ func TestReproduceBadFlags(t *testing.T) {
 
 func TestReproduceUpdateDoc(t *testing.T) {
 	dir := t.TempDir()
+	// Two documents in one run (--update-doc is repeatable).
 	doc := filepath.Join(dir, "README.md")
+	doc2 := filepath.Join(dir, "REPRODUCING.md")
 	os.WriteFile(doc, []byte("# Title\n\nbefore\n"+docBegin+"\nold table\n"+docEnd+"\nafter\n"), 0o644)
-	code, _, stderr := reproRun(t, "reproduce", "--quick", "--only", "gauss-blocks", "--out", dir, "--update-doc", doc)
+	os.WriteFile(doc2, []byte(docBegin+"\nold\n"+docEnd+"\n"), 0o644)
+	code, _, stderr := reproRun(t, "reproduce", "--quick", "--only", "gauss-blocks", "--out", dir, "--update-doc", doc, "--update-doc", doc2)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -230,9 +233,17 @@ func TestReproduceUpdateDoc(t *testing.T) {
 		!strings.HasPrefix(s, "# Title\n\nbefore\n"+docBegin+"\n") || !strings.HasSuffix(s, docEnd+"\nafter\n") {
 		t.Errorf("updated doc:\n%s", s)
 	}
+	if b2, _ := os.ReadFile(doc2); strings.Contains(string(b2), "\nold\n") || !strings.Contains(string(b2), "| Fig. 2 | gauss-blocks |") {
+		t.Errorf("second doc:\n%s", b2)
+	}
+	// A document without markers is refused before anything runs.
 	os.WriteFile(doc, []byte("no markers\n"), 0o644)
-	if code, _, stderr := reproRun(t, "reproduce", "--quick", "--only", "gauss-blocks", "--out", dir, "--update-doc", doc); code == 0 || !strings.Contains(stderr, "markers") {
+	fresh := t.TempDir()
+	if code, _, stderr := reproRun(t, "reproduce", "--quick", "--only", "gauss-blocks", "--out", fresh, "--update-doc", doc); code == 0 || !strings.Contains(stderr, "markers") {
 		t.Errorf("doc without markers: exit %d, %s", code, stderr)
+	}
+	if entries, _ := os.ReadDir(fresh); len(entries) != 0 {
+		t.Errorf("a refused --update-doc still ran: %d files in --out", len(entries))
 	}
 }
 
