@@ -372,8 +372,9 @@ func (m Meta) settings() []string {
 // totalsLine returns "N claims: a hold, b fail, c inconclusive, d not evaluated".
 func (r *Report) totalsLine() string {
 	t := r.Totals()
-	return fmt.Sprintf("%d claims over %d experiments: %d hold, %d fail, %d inconclusive, %d not evaluated",
-		r.NumClaims(), len(r.Sections), t[claims.Holds], t[claims.Fails], t[claims.Inconclusive], t[claims.NotEvaluated])
+	return fmt.Sprintf("%s over %s: %d hold, %d fail, %d inconclusive, %d not evaluated",
+		countOf(r.NumClaims(), "claim"), countOf(len(r.Sections), "experiment"),
+		t[claims.Holds], t[claims.Fails], t[claims.Inconclusive], t[claims.NotEvaluated])
 }
 
 // computeLine states the summed wall time of the experiments, as recorded
@@ -387,7 +388,16 @@ func (r *Report) computeLine() string {
 			n++
 		}
 	}
-	return fmt.Sprintf("The %d experiments run took %s of wall time in all, as recorded when each was computed.", n, fmtDur(d))
+	return fmt.Sprintf("The %s run took %s of wall time in all, as recorded when each was computed.", countOf(n, "experiment"), fmtDur(d))
+}
+
+// countOf writes n with the noun in the singular when n is 1 and in the
+// plural (noun + "s") otherwise: "1 experiment", "10 experiments".
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // generatedLine is the only line of a report that depends on when it was

@@ -364,3 +364,14 @@ func TestVerdictTable(t *testing.T) {
 		t.Errorf("table:\n%s", s)
 	}
 }
+
+func TestCountOfAgreesInNumber(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{0, "0 experiments"}, {1, "1 experiment"}, {2, "2 experiments"}, {10, "10 experiments"}} {
+		if got := countOf(c.n, "experiment"); got != c.want {
+			t.Errorf("countOf(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}
