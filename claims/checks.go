@@ -181,6 +181,7 @@ func someWhereEach(t *table, best string, schemes []string) Outcome {
 		return notEvaluated("not every one of %s shares a sweep point with %s", joinOr(schemes), best)
 	}
 	o := Outcome{Comparisons: all, Verdict: Holds, Reason: "each scheme is worse than " + best + " at some sweep point"}
+	var open []string
 	for i, p := range per {
 		switch {
 		case p.Verdict == Fails:
@@ -189,8 +190,11 @@ func someWhereEach(t *table, best string, schemes []string) Outcome {
 			return o
 		case p.Verdict != Holds:
 			o.Verdict = Inconclusive
-			o.Reason = fmt.Sprintf("%s: %s", schemes[i], p.Reason)
+			open = append(open, fmt.Sprintf("%s: %s", schemes[i], p.Reason))
 		}
+	}
+	if len(open) > 0 {
+		o.Reason = strings.Join(open, "; ")
 	}
 	return o
 }

@@ -200,7 +200,8 @@ func allOf(cs []Comparison) Outcome {
 }
 
 // anyOf combines comparisons of which one holding suffices: holds if any
-// holds, fails if all fail, inconclusive otherwise.
+// holds, fails if all fail, inconclusive otherwise. When none holds, the
+// reason names the comparison nearest to holding (the largest lower bound).
 func anyOf(cs []Comparison) Outcome {
 	o := Outcome{Comparisons: cs}
 	if len(cs) == 0 {
@@ -208,7 +209,9 @@ func anyOf(cs []Comparison) Outcome {
 		return o
 	}
 	nFail := 0
-	for _, c := range cs {
+	var nearest *Comparison
+	for i := range cs {
+		c := &cs[i]
 		if c.Verdict == Holds {
 			o.Verdict = Holds
 			o.Reason = "holds " + c.Brief()
@@ -217,13 +220,22 @@ func anyOf(cs []Comparison) Outcome {
 		if c.Verdict == Fails {
 			nFail++
 		}
+		if nearest == nil || c.Lo > nearest.Lo {
+			nearest = c
+		}
 	}
-	if nFail == len(cs) {
-		o.Verdict, o.Reason = Fails, fmt.Sprintf("all %d comparisons fail", len(cs))
+	n := len(cs)
+	if nFail == n {
+		o.Verdict = Fails
+		o.Reason = "fails " + nearest.Brief()
+		if n > 1 {
+			o.Reason = fmt.Sprintf("all %d comparisons fail; nearest to holding %s", n, nearest.Brief())
+		}
 		return o
 	}
 	o.Verdict = Inconclusive
-	o.Reason = fmt.Sprintf("none of %d comparisons holds beyond Monte Carlo error; %d fail", len(cs), nFail)
+	o.Reason = fmt.Sprintf("none of %d comparisons holds (%d fail, %d undecided); nearest to holding %s",
+		n, nFail, n-nFail, nearest.Brief())
 	return o
 }
 

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/stat"
@@ -191,4 +192,27 @@ func verdicts(cs []Comparison) []Verdict {
 		out[i] = c.Verdict
 	}
 	return out
+}
+
+// When no comparison holds, anyOf says how many failed and which one came
+// nearest to holding, so a reader sees the best evidence for the claim.
+func TestAnyOfNamesNearestComparison(t *testing.T) {
+	cs := []Comparison{
+		{At: "x=1", Verdict: Fails, Lo: -3, Hi: -1},
+		{At: "x=2", Verdict: Inconclusive, Lo: -0.5, Hi: 2},
+		{At: "x=3", Verdict: Inconclusive, Lo: -2, Hi: 1},
+	}
+	o := anyOf(cs)
+	if o.Verdict != Inconclusive {
+		t.Fatalf("verdict %v, want inconclusive", o.Verdict)
+	}
+	for _, want := range []string{"none of 3 comparisons holds", "1 fail, 2 undecided", "nearest to holding at x=2"} {
+		if !strings.Contains(o.Reason, want) {
+			t.Errorf("reason %q lacks %q", o.Reason, want)
+		}
+	}
+	o = anyOf([]Comparison{cs[0], {At: "x=4", Verdict: Fails, Lo: -1, Hi: -0.5}})
+	if o.Verdict != Fails || !strings.Contains(o.Reason, "all 2 comparisons fail; nearest to holding at x=4") {
+		t.Errorf("all failing: %v %q", o.Verdict, o.Reason)
+	}
 }
