@@ -181,7 +181,7 @@ func someWhereEach(t *table, best string, schemes []string) Outcome {
 		return notEvaluated("not every one of %s shares a sweep point with %s", joinOr(schemes), best)
 	}
 	o := Outcome{Comparisons: all, Verdict: Holds, Reason: "each scheme is worse than " + best + " at some sweep point"}
-	var open []string
+	var open []string // the reasons of the schemes not yet decided
 	for i, p := range per {
 		switch {
 		case p.Verdict == Fails:
@@ -189,12 +189,11 @@ func someWhereEach(t *table, best string, schemes []string) Outcome {
 			o.Reason = fmt.Sprintf("%s is never significantly worse than %s (it is better at every point)", schemes[i], best)
 			return o
 		case p.Verdict != Holds:
-			o.Verdict = Inconclusive
 			open = append(open, fmt.Sprintf("%s: %s", schemes[i], p.Reason))
 		}
 	}
 	if len(open) > 0 {
-		o.Reason = strings.Join(open, "; ")
+		o.Verdict, o.Reason = Inconclusive, strings.Join(open, "; ")
 	}
 	return o
 }
