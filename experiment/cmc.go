@@ -12,16 +12,17 @@ import (
 	"wcmc/consensus"
 	"wcmc/model"
 	"wcmc/runner"
+	"wcmc/scheme"
 )
 
-// Scheme names, as they appear in results files.
+// Scheme names, as they appear in results files (package scheme).
 const (
-	SchemeGCMC      = "gcmc"
-	SchemeWGCMCOMA  = "wgcmc-oma"
-	SchemeWGCMCNOMA = "wgcmc-noma"
-	SchemeWVCMCOMA  = "wvcmc-oma"
-	SchemeWVCMCNOMA = "wvcmc-noma"
-	SchemeNoiseless = "cmc-noiseless"
+	SchemeGCMC      = scheme.GCMC
+	SchemeWGCMCOMA  = scheme.WGCMCOMA
+	SchemeWGCMCNOMA = scheme.WGCMCNOMA
+	SchemeWVCMCOMA  = scheme.WVCMCOMA
+	SchemeWVCMCNOMA = scheme.WVCMCNOMA
+	SchemeNoiseless = scheme.Noiseless
 )
 
 // wirelessSchemes are the schemes every wireless experiment runs.
@@ -31,8 +32,7 @@ var wirelessSchemes = []string{SchemeGCMC, SchemeWGCMCOMA, SchemeWGCMCNOMA, Sche
 type cmcConfig struct {
 	link      channel.Config // Access is set per scheme
 	target    model.Target   // global posterior for WVCMC
-	omaOpt    consensus.Optimizer
-	nomaOpt   consensus.Optimizer
+	protocols []protocolRun  // the WVCMC optimiser settings, one entry per protocol evaluated
 	enabled   map[string]bool
 	omaPerWkr int // S under OMA
 	nomaPerWk int // S under NOMA
@@ -71,8 +71,7 @@ func runCMC(rng *rand.Rand, samples []*mat.Dense, cfg cmcConfig) (*cmcOutput, er
 	out := &cmcOutput{schemes: map[string]*schemeOutput{}, info: map[string]map[string]any{}}
 	omaRng := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
 	nomaRng := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
-	wvOMARng := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
-	wvNOMARng := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
+	wvOMASeed, wvNOMASeed := splitSeeds(rng), splitSeeds(rng)
 
 	on := func(names ...string) bool {
 		for _, n := range names {
@@ -131,8 +130,10 @@ func runCMC(rng *rand.Rand, samples []*mat.Dense, cfg cmcConfig) (*cmcOutput, er
 				return nil, err
 			}
 			if cfg.enabled[SchemeWVCMCOMA] {
-				if err := out.variational(wvOMARng, SchemeWVCMCOMA, cfg, rx, cfg.omaOpt); err != nil {
-					return nil, err
+				for _, pr := range cfg.protocols {
+					if err := out.variational(wvOMASeed.forProtocol(pr.protocol), scheme.Under(SchemeWVCMCOMA, pr.protocol), cfg, rx, pr.oma); err != nil {
+						return nil, err
+					}
 				}
 			}
 		}
@@ -153,8 +154,10 @@ func runCMC(rng *rand.Rand, samples []*mat.Dense, cfg cmcConfig) (*cmcOutput, er
 			return nil, err
 		}
 		if cfg.enabled[SchemeWVCMCNOMA] {
-			if err := out.variational(wvNOMARng, SchemeWVCMCNOMA, cfg, rx, cfg.nomaOpt); err != nil {
-				return nil, err
+			for _, pr := range cfg.protocols {
+				if err := out.variational(wvNOMASeed.forProtocol(pr.protocol), scheme.Under(SchemeWVCMCNOMA, pr.protocol), cfg, rx, pr.noma); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
@@ -228,8 +231,12 @@ func (o *cmcOutput) variational(rng *rand.Rand, name string, cfg cmcConfig, rx *
 	return nil
 }
 
-// enabledSchemes parses the "schemes" parameter ("all" or a comma list).
+// enabledSchemes parses the "schemes" parameter ("all" or a comma list)
+// and checks the "protocols" parameter under which the WVCMC schemes run.
 func enabledSchemes(v runner.Values, known []string) (map[string]bool, error) {
+	if _, err := parseProtocols(v); err != nil {
+		return nil, err
+	}
 	raw := strings.TrimSpace(v.String("schemes"))
 	out := map[string]bool{}
 	if raw == "all" {

@@ -54,7 +54,7 @@ func gaussSpec(id, fig, desc, x, xlabel string, logx bool, subpost, tList, snr s
 			"err2":       "second-order test error (eq: err2), in-sample",
 			"err2_fresh": "err2 of the learned map on fresh signals (exact)",
 		},
-		Schemes: wirelessSchemes,
+		Schemes: allResultNames(wirelessSchemes),
 		Params:  params,
 		Trials:  100,
 		Quick:   quick,
@@ -150,11 +150,14 @@ func runGaussTrial(t runner.Task) (runner.Outcome, error) {
 	for i, g := range p.sub {
 		samples[i] = drawGaussian(sampleRng, g, T)
 	}
+	runs, err := protocolRuns(v, 0, 1)
+	if err != nil {
+		return runner.Outcome{}, err
+	}
 	cfg := cmcConfig{
 		link:      link,
 		target:    p.global,
-		omaOpt:    optimizerFor(v, "oma", 0),
-		nomaOpt:   optimizerFor(v, "noma", 0),
+		protocols: runs,
 		enabled:   enabled,
 		omaPerWkr: T / k,
 		nomaPerWk: T,
@@ -166,7 +169,7 @@ func runGaussTrial(t runner.Task) (runner.Outcome, error) {
 	}
 	ref := p.global.SecondMoment()
 	res := runner.Outcome{Skipped: out.skipped, Info: out.info}
-	for _, s := range wirelessSchemes {
+	for _, s := range resultNames(wirelessSchemes, runs) {
 		so, ok := out.schemes[s]
 		if !ok {
 			continue

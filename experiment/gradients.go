@@ -14,6 +14,7 @@ import (
 	"wcmc/metric"
 	"wcmc/runner"
 	"wcmc/sampler"
+	"wcmc/scheme"
 )
 
 // Figs. 4 and 9: err2 against the number of per-example gradients
@@ -26,7 +27,7 @@ import (
 
 // SchemeSGLD is centralised stochastic gradient Langevin dynamics at the
 // server (eq: update SGLD).
-const SchemeSGLD = "sgld"
+const SchemeSGLD = scheme.SGLD
 
 var gradientSchemes = []string{SchemeWVCMCOMA, SchemeWVCMCNOMA, SchemeSGLD}
 
@@ -73,7 +74,7 @@ func gradientSpec(id, fig, desc string, base []runner.Param, defaults, quick map
 		X: "gradients", XLabel: "per-example gradients computed at the server", LogX: true,
 		Metrics:     []string{"err2"},
 		MetricLabel: map[string]string{"err2": "second-order test error (eq: err2)"},
-		Schemes:     gradientSchemes,
+		Schemes:     allResultNames(gradientSchemes),
 		Params:      params,
 		Trials:      trials,
 		Quick:       quick,
@@ -115,7 +116,7 @@ func runGradientTrial(t runner.Task) (runner.Outcome, error) {
 		return runner.Outcome{}, err
 	}
 	partRng, workerRngs := workerStreams(t.Rng, k)
-	linkRng, optRng, sgldRng := split(t.Rng), split(t.Rng), split(t.Rng)
+	linkRng, optSeed, sgldRng := split(t.Rng), splitSeeds(t.Rng), split(t.Rng)
 
 	var out runner.Outcome
 	out.Info = map[string]map[string]any{}
@@ -128,6 +129,15 @@ func runGradientTrial(t runner.Task) (runner.Outcome, error) {
 			return runner.Outcome{}, err
 		}
 		batch := int(v.Float("batch_frac")*float64(n) + 0.5)
+		runs, err := protocolRuns(v, batch, etaDivisor(v))
+		if err != nil {
+			return runner.Outcome{}, err
+		}
+		// One optimiser stream per protocol, each used by OMA and then NOMA.
+		optRngs := make([]*rand.Rand, len(runs))
+		for i, r := range runs {
+			optRngs[i] = optSeed.forProtocol(r.protocol)
+		}
 		for _, acc := range []struct {
 			name   string
 			access channel.Access
@@ -142,30 +152,41 @@ func runGradientTrial(t runner.Task) (runner.Outcome, error) {
 			if err != nil {
 				return runner.Outcome{}, err
 			}
-			opt := optimizerFor(v, acc.key, batch)
-			opt.Done = t.Done()
-			perEval := float64(s) * float64(n)
-			if opt.BatchSize > 0 {
-				perEval = float64(s) * float64(opt.BatchSize)
+			for i, r := range runs {
+				name := scheme.Under(acc.name, r.protocol)
+				opt := r.oma
+				if acc.access == channel.NOMA {
+					opt = r.noma
+				}
+				opt.Done = t.Done()
+				perEval := float64(s) * float64(n)
+				if opt.BatchSize > 0 {
+					perEval = float64(s) * float64(opt.BatchSize)
+				}
+				switch {
+				case opt.Method != consensus.LBFGS:
+					// Iterate until the budget is spent (each iteration is one
+					// gradient evaluation).
+					opt.Iters = int(budget / perEval)
+				case opt.Holdout == 0:
+					// Nothing past the budget is measured: stop there (an
+					// L-BFGS iteration costs at least one evaluation).
+					opt.Iters = max(1, min(opt.Iters, int(budget/perEval)))
+				}
+				rows, info, err := p.wvcmcPath(optRngs[i], rx, opt, perEval, checkpoints)
+				if errors.Is(err, consensus.ErrCancelled) {
+					return runner.Outcome{}, err
+				}
+				if err != nil {
+					out.Skipped = append(out.Skipped, runner.Skip{Scheme: name, Reason: err.Error()})
+					continue
+				}
+				for i := range rows {
+					rows[i].Scheme = name
+				}
+				out.Rows = append(out.Rows, rows...)
+				out.Info[name] = info
 			}
-			if opt.Method != consensus.LBFGS {
-				// Iterate until the budget is spent (each iteration is one
-				// gradient evaluation).
-				opt.Iters = int(budget / perEval)
-			}
-			rows, info, err := p.wvcmcPath(optRng, rx, opt, perEval, checkpoints)
-			if errors.Is(err, consensus.ErrCancelled) {
-				return runner.Outcome{}, err
-			}
-			if err != nil {
-				out.Skipped = append(out.Skipped, runner.Skip{Scheme: acc.name, Reason: err.Error()})
-				continue
-			}
-			for i := range rows {
-				rows[i].Scheme = acc.name
-			}
-			out.Rows = append(out.Rows, rows...)
-			out.Info[acc.name] = info
 		}
 	}
 	if enabled[SchemeSGLD] {

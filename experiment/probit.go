@@ -13,6 +13,7 @@ import (
 	"wcmc/model"
 	"wcmc/runner"
 	"wcmc/sampler"
+	"wcmc/scheme"
 )
 
 // Sec. VI-B: Bayesian probit regression (eq: probit model) on synthetic
@@ -24,7 +25,7 @@ import (
 
 // SchemeBestSingle is the best single worker over OMA: the decoded samples
 // E_k^† y_k of the worker with the smallest err2 (an oracle benchmark).
-const SchemeBestSingle = "best-single"
+const SchemeBestSingle = scheme.BestSingle
 
 var probitSchemes = append(append([]string(nil), wirelessSchemes...), SchemeBestSingle)
 
@@ -120,7 +121,7 @@ func probitSpec(pv probitVariant) runner.Spec {
 		ID: pv.id, Figure: pv.fig, Description: pv.desc,
 		X: pv.x, XLabel: pv.xlabel, LogX: pv.logx,
 		Metrics: probitMetrics, MetricLabel: probitMetricLabels,
-		Schemes: probitSchemes,
+		Schemes: allResultNames(probitSchemes),
 		Params:  params,
 		Trials:  trials,
 		Quick:   pv.quick,
@@ -136,6 +137,14 @@ func probitSpec(pv probitVariant) runner.Spec {
 		Run:     runProbitTrial,
 		Caption: caption,
 	}
+}
+
+// etaDivisor is K under eta_over_k (the paper's Fig. 6 steps η/K), else 1.
+func etaDivisor(v runner.Values) float64 {
+	if v.Bool("eta_over_k") {
+		return float64(v.Int("K"))
+	}
+	return 1
 }
 
 // validateProbit checks relations between parameters, for every point of
@@ -202,23 +211,15 @@ func runProbitTrial(t runner.Task) (runner.Outcome, error) {
 		return runner.Outcome{}, err
 	}
 
-	eta := func(name string) float64 {
-		e := v.Float(name)
-		if v.Bool("eta_over_k") {
-			e /= float64(k)
-		}
-		return e
-	}
 	batch := int(v.Float("batch_frac")*float64(p.train.Len()) + 0.5)
-	omaOpt, nomaOpt := optimizerFor(v, "oma", batch), optimizerFor(v, "noma", batch)
-	if omaOpt.Method == consensus.SGD {
-		omaOpt.Eta, nomaOpt.Eta = eta("eta_oma"), eta("eta_noma")
+	runs, err := protocolRuns(v, batch, etaDivisor(v))
+	if err != nil {
+		return runner.Outcome{}, err
 	}
 	cfg := cmcConfig{
 		link:      link,
 		target:    p.global.Clone(),
-		omaOpt:    omaOpt,
-		nomaOpt:   nomaOpt,
+		protocols: runs,
 		enabled:   enabled,
 		omaPerWkr: omaS,
 		nomaPerWk: nomaS,
@@ -239,7 +240,7 @@ func runProbitTrial(t runner.Task) (runner.Outcome, error) {
 	}
 
 	res := runner.Outcome{Skipped: out.skipped, Info: out.info}
-	for _, s := range probitSchemes {
+	for _, s := range resultNames(probitSchemes, runs) {
 		so, ok := out.schemes[s]
 		if !ok {
 			continue

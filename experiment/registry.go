@@ -15,7 +15,20 @@ import (
 
 var registry = map[string]runner.Spec{}
 
-func register(s runner.Spec) { registry[s.ID] = Validated(s) }
+// quickConvergedIters caps the converged protocol in --quick runs, which
+// are smoke tests: at the cap its status says "iteration cap", not
+// converged.
+const quickConvergedIters = "200"
+
+func register(s runner.Spec) {
+	if slices.ContainsFunc(s.Params, func(p runner.Param) bool { return p.Name == "converged_iters" }) {
+		if _, ok := s.Quick["converged_iters"]; !ok {
+			s.Quick = maps.Clone(s.Quick)
+			s.Quick["converged_iters"] = quickConvergedIters
+		}
+	}
+	registry[s.ID] = Validated(s)
+}
 
 // All returns every experiment, ordered by ID.
 func All() []runner.Spec {
