@@ -43,7 +43,7 @@ func Example() {
 	}
 	// NOMA learns one 3×6 map from 200 signals: the objective is bounded,
 	// so L-BFGS runs to convergence without held-out early stopping.
-	agg := wcmc.Aggregation{Scheme: wcmc.WVCMC, Target: target, Optimizer: consensus.Optimizer{Method: consensus.LBFGS}}
+	agg := wcmc.Aggregation{Scheme: wcmc.WVCMC, Target: target, Optimizer: consensus.Settings{Holdout: consensus.Off}}
 	res, err := wcmc.Aggregate(rx, agg, seed)
 	if err != nil {
 		log.Fatal(err)

@@ -24,16 +24,17 @@
 //
 //	h = m(m(m(seed) ⊕ step) ⊕ k),  PCG(m(h ⊕ 1), m(h ⊕ 2)),
 //
-// with m the SplitMix64 finaliser, step = 1 for Partition, 2 for
-// sampling, 3 for Transmit, 4 for Aggregate and 5 for Posterior, and k the
-// worker index (1, …, K) when sampling, 0 otherwise. Different steps thus
-// never share a stream even with one seed for everything, and worker k's
-// chain depends only on (seed, k): SampleWorker(shard, k, K, s, seed) run
-// alone — in another process, on another machine — returns exactly
-// SampleWorkers(shards, s, seed)[k−1].
+// with m the SplitMix64 finaliser (package wcmc/internal/seed), step = 1
+// for Partition, 2 for sampling, 3 for Transmit, 4 for Aggregate and 5 for
+// Posterior, and k the worker index (1, …, K) when sampling, 0 otherwise.
+// Different steps thus never share a stream even with one seed for
+// everything, and worker k's chain depends only on (seed, k):
+// SampleWorker(shard, k, K, s, seed) run alone — in another process, on
+// another machine — returns exactly SampleWorkers(shards, s, seed)[k−1].
 package wcmc
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -44,6 +45,7 @@ import (
 	"wcmc/channel"
 	"wcmc/consensus"
 	"wcmc/dataset"
+	"wcmc/internal/seed"
 	"wcmc/metric"
 	"wcmc/model"
 	"wcmc/sampler"
@@ -58,18 +60,10 @@ const (
 	stepPosterior = 5
 )
 
-// splitmix64 is the SplitMix64 finaliser (Steele, Lea & Flood 2014).
-func splitmix64(z uint64) uint64 {
-	z += 0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
-
-// stream returns the generator of one step (and worker k) for seed.
-func stream(seed uint64, step, k int) *rand.Rand {
-	h := splitmix64(splitmix64(splitmix64(seed)^uint64(step)) ^ uint64(k))
-	return rand.New(rand.NewPCG(splitmix64(h^1), splitmix64(h^2)))
+// stream returns the generator of one step (and worker k) for seed s:
+// the PCG of the hash of (s, step, k) (seed.Hash.Rand).
+func stream(s uint64, step, k int) *rand.Rand {
+	return seed.New(s).AddUint64(uint64(step)).AddUint64(uint64(k)).Rand()
 }
 
 // LoadCSV reads a data set from the CSV file at path: rows
@@ -262,8 +256,8 @@ const (
 )
 
 // DefaultHoldout is the fraction of signals WVCMC holds out by default to
-// stop early (as in the paper experiments' defaults).
-const DefaultHoldout = 0.2
+// stop early (consensus.DefaultHoldout).
+const DefaultHoldout = consensus.DefaultHoldout
 
 // Aggregation configures the server.
 type Aggregation struct {
@@ -273,9 +267,10 @@ type Aggregation struct {
 	// for probit data, model.NewProbit(data.U, data.V, σ²) with the σ² the
 	// workers used. Unused by GCMC and WGCMC.
 	Target model.Target
-	// Optimizer configures WVCMC. The zero value means L-BFGS with
-	// Holdout = DefaultHoldout.
-	Optimizer consensus.Optimizer
+	// Optimizer configures WVCMC (consensus.Settings). Its zero value is
+	// the documented default, as for consensus.WVCMC: L-BFGS with
+	// DefaultHoldout of the signals held out to stop early.
+	Optimizer consensus.Settings
 }
 
 // Result is the server's output.
@@ -297,6 +292,13 @@ type Result struct {
 // (consensus.InitialMap, docs/MATH.md note 7); its minibatches, if any, come from
 // the generator of seed.
 func Aggregate(rx *channel.Received, a Aggregation, seed uint64) (*Result, error) {
+	return AggregateContext(context.Background(), rx, a, seed)
+}
+
+// AggregateContext is Aggregate with a context: WVCMC's optimisation stops
+// within one iteration of ctx being cancelled, with an error wrapping
+// consensus.ErrCancelled.
+func AggregateContext(ctx context.Context, rx *channel.Received, a Aggregation, seed uint64) (*Result, error) {
 	res := &Result{}
 	var err error
 	switch a.Scheme {
@@ -311,15 +313,11 @@ func Aggregate(rx *channel.Received, a Aggregation, seed uint64) (*Result, error
 		if a.Target.Dim() != rx.D {
 			return nil, fmt.Errorf("%s: the target has d = %d, the signals carry d = %d", WVCMC, a.Target.Dim(), rx.D)
 		}
-		opt := a.Optimizer
-		if opt.Method == "" {
-			opt = consensus.Optimizer{Method: consensus.LBFGS, Holdout: DefaultHoldout}
-		}
 		var init consensus.Map
 		if init, res.Fallback, err = consensus.InitialMap(rx); err != nil {
 			return nil, fmt.Errorf("%s start point: %w", WVCMC, err)
 		}
-		if res.Fit, err = consensus.WVCMC(stream(seed, stepAggregate, 0), rx, a.Target, init, opt); err == nil {
+		if res.Fit, err = consensus.WVCMC(ctx, stream(seed, stepAggregate, 0), rx, a.Target, init, a.Optimizer); err == nil {
 			res.Map = res.Fit.Map
 		}
 	default:

@@ -1,6 +1,7 @@
 package wcmc_test
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -115,7 +116,7 @@ func TestMatchesCorePackages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := consensus.Optimizer{Method: consensus.Adam, Iters: 5, BatchSize: 100}
+	opt := consensus.Settings{Method: consensus.Adam{Iters: 5, BatchSize: 100}, Holdout: consensus.Off}
 	res, err := wcmc.Aggregate(rx, wcmc.Aggregation{Scheme: wcmc.WVCMC, Target: global, Optimizer: opt}, seed)
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +125,7 @@ func TestMatchesCorePackages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fit, err := consensus.WVCMC(docStream(seed, 4, 0), rx2, global.Clone(), init, opt)
+	fit, err := consensus.WVCMC(context.Background(), docStream(seed, 4, 0), rx2, global.Clone(), init, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,30 +5,35 @@ import (
 	"strings"
 )
 
-// The check builders below turn a claim's shape into comparisons on one
-// metric's table. Each returns NotEvaluated, naming what is missing, when
-// the schemes or sweep points the claim needs are absent.
+// The check builders below turn a claim's shape into a formula of
+// comparisons on one metric's trials. Each returns a missing formula,
+// naming what is absent, when the schemes or sweep points the claim needs
+// are absent.
 
-// bestBeats: at every sweep point, the better (lower mean) of winners is
-// below each of others present there, by factor f (f·best < other).
-// Taking the better winner per point is a selection among two means; it
-// only matters when the two are within error of each other.
-func bestBeats(t *table, winners, others []string, f float64) Outcome {
-	var cs []Comparison
+// bestBeats: at every sweep point, the better of winners is below each of
+// others present there, by factor f (f·min(winners) < other). "The better
+// of" is a minimum of means, so each (point, other) is an "any" over the
+// winners: f·w < other for some winner w — no winner is picked after
+// seeing the data.
+func bestBeats(t *Trials, winners, others []string, f float64) *node {
+	var cs []*node
 	for _, p := range t.points() {
-		best, ok := t.bestOf(p, winners...)
-		if !ok {
+		ws := t.present(p, winners...)
+		if len(ws) == 0 {
 			continue
 		}
 		for _, o := range t.present(p, others...) {
-			e, _ := t.get(o, p)
-			cs = append(cs, scaledLess(t.at(p), factorTest(f, best.Scheme, 1, o), best, f, e, 1))
+			var alts []*node
+			for _, w := range ws {
+				alts = append(alts, ratioLeaf(t, t.at(p), factorTest(f, w, 1, o), ref{w, p}, f, ref{o, p}, 1))
+			}
+			cs = append(cs, anyNode(alts...))
 		}
 	}
 	if len(cs) == 0 {
-		return notEvaluated("no sweep point has both one of %s and one of %s", joinOr(winners), joinOr(others))
+		return missing("no sweep point has both one of %s and one of %s", joinOr(winners), joinOr(others))
 	}
-	return allOf(cs)
+	return allNode(cs...)
 }
 
 func pairList(pairs [][2]string) string {
@@ -43,55 +48,51 @@ func everywhere(float64) bool { return true }
 
 // nearAtTop: at the largest x where a and b both have values, which must
 // be ≥ minX, a ≤ f·b and b ≤ f·a (an equivalence test: both must hold).
-func nearAtTop(t *table, a, b string, minX, f float64) Outcome {
+func nearAtTop(t *Trials, a, b string, minX, f float64) *node {
 	ps := t.points(a, b)
 	if len(ps) == 0 {
-		return notEvaluated("no sweep point has both %s and %s", a, b)
+		return missing("no sweep point has both %s and %s", a, b)
 	}
 	p := ps[len(ps)-1]
 	if t.x[p] < minX {
-		return notEvaluated("the largest %s with both schemes is %g, below %g", t.xname, t.x[p], minX)
+		return missing("the largest %s with both schemes is %g, below %g", t.XName, t.x[p], minX)
 	}
-	ea, _ := t.get(a, p)
-	eb, _ := t.get(b, p)
-	return allOf([]Comparison{
-		scaledLess(t.at(p), factorTest(1, a, f, b), ea, 1, eb, f),
-		scaledLess(t.at(p), factorTest(1, b, f, a), eb, 1, ea, f),
-	})
+	return allNode(
+		ratioLeaf(t, t.at(p), factorTest(1, a, f, b), ref{a, p}, 1, ref{b, p}, f),
+		ratioLeaf(t, t.at(p), factorTest(1, b, f, a), ref{b, p}, 1, ref{a, p}, f))
 }
 
 // flat: for each scheme, its largest mean over the sweep is below f times
-// its smallest (max < f·min).
-func flat(t *table, schemes []string, f float64) Outcome {
-	var cs []Comparison
+// its smallest. Testing the observed largest against the observed
+// smallest would pick the pair after seeing the data, so every ordered
+// pair of sweep points (p, q) is a comparison, mean(p) < f·mean(q): the
+// claim holds when all do (no correction needed), and fails when one does
+// after Holm's correction over all of them.
+func flat(t *Trials, schemes []string, f float64) *node {
+	var cs []*node
 	for _, s := range schemes {
 		ps := t.points(s)
 		if len(ps) < 2 {
 			continue
 		}
-		lo, hi := ps[0], ps[0]
-		el, _ := t.get(s, lo)
-		eh := el
-		for _, p := range ps[1:] {
-			e, _ := t.get(s, p)
-			if e.Mean < el.Mean {
-				lo, el = p, e
-			}
-			if e.Mean > eh.Mean {
-				hi, eh = p, e
+		for _, p := range ps {
+			for _, q := range ps {
+				if p == q {
+					continue
+				}
+				cs = append(cs, ratioLeaf(t, t.at(p)+" vs "+t.at(q),
+					fmt.Sprintf("%s(%s) < %g×%s(%s)", s, t.at(p), f, s, t.at(q)), ref{s, p}, 1, ref{s, q}, f))
 			}
 		}
-		cs = append(cs, scaledLess(t.at(hi)+" vs "+t.at(lo),
-			fmt.Sprintf("max %s < %g×min %s", s, f, s), eh, 1, el, f))
 	}
 	if len(cs) == 0 {
-		return notEvaluated("none of %s has values at two sweep points", joinOr(schemes))
+		return missing("none of %s has values at two sweep points", joinOr(schemes))
 	}
-	return allOf(cs)
+	return allNode(cs...)
 }
 
 // endpoints returns the first and last sweep points (by x) of scheme s.
-func endpoints(t *table, s string) (first, last int, ok bool) {
+func endpoints(t *Trials, s string) (first, last int, ok bool) {
 	ps := t.points(s)
 	if len(ps) < 2 {
 		return 0, 0, false
@@ -101,29 +102,28 @@ func endpoints(t *table, s string) (first, last int, ok bool) {
 
 // grows: for each scheme, its mean at its smallest x is below its mean at
 // its largest x (the error grows along the sweep).
-func grows(t *table, schemes []string) Outcome {
-	var cs []Comparison
+func grows(t *Trials, schemes []string) *node {
+	var cs []*node
 	for _, s := range schemes {
 		p0, p1, ok := endpoints(t, s)
 		if !ok {
 			continue
 		}
-		a, _ := t.get(s, p0)
-		b, _ := t.get(s, p1)
-		cs = append(cs, scaledLess(t.at(p0)+" → "+t.at(p1), fmt.Sprintf("%s(%s) < %s(%s)", s, t.at(p0), s, t.at(p1)), a, 1, b, 1))
+		cs = append(cs, ratioLeaf(t, t.at(p0)+" → "+t.at(p1), fmt.Sprintf("%s(%s) < %s(%s)", s, t.at(p0), s, t.at(p1)),
+			ref{s, p0}, 1, ref{s, p1}, 1))
 	}
 	if len(cs) == 0 {
-		return notEvaluated("none of %s has values at two sweep points", joinOr(schemes))
+		return missing("none of %s has values at two sweep points", joinOr(schemes))
 	}
-	return allOf(cs)
+	return allNode(cs...)
 }
 
 // growsMore: for each pair (fast, slow), the ratio of fast's mean at the
 // last point to its mean at the start point exceeds the same ratio of
 // slow. start picks the start point among the points where both schemes
 // have values (ordered by x); the last is the largest x after it.
-func growsMore(t *table, pairs [][2]string, start func(t *table, ps []int) (int, bool), from string) Outcome {
-	var cs []Comparison
+func growsMore(t *Trials, pairs [][2]string, start func(t *Trials, ps []int) (int, bool), from string) *node {
+	var cs []*node
 	for _, pr := range pairs {
 		ps := t.points(pr[0], pr[1])
 		i, ok := start(t, ps)
@@ -131,25 +131,20 @@ func growsMore(t *table, pairs [][2]string, start func(t *table, ps []int) (int,
 			continue
 		}
 		p0, p1 := ps[i], ps[len(ps)-1]
-		a0, _ := t.get(pr[0], p0)
-		a1, _ := t.get(pr[0], p1)
-		b0, _ := t.get(pr[1], p0)
-		b1, _ := t.get(pr[1], p1)
-		cs = append(cs, growthGreater(t.at(p0)+" → "+t.at(p1),
-			fmt.Sprintf("%s grows more than %s", pr[0], pr[1]), a0, a1, b0, b1))
+		cs = append(cs, growthLeaf(t, t.at(p0)+" → "+t.at(p1), fmt.Sprintf("%s grows more than %s", pr[0], pr[1]), pr[0], pr[1], p0, p1))
 	}
 	if len(cs) == 0 {
-		return notEvaluated("no pair (%s) has values at %s and a larger %s", pairList(pairs), from, t.xname)
+		return missing("no pair (%s) has values at %s and a larger %s", pairList(pairs), from, t.XName)
 	}
-	return allOf(cs)
+	return allNode(cs...)
 }
 
 // fromFirst starts growsMore at the smallest x.
-func fromFirst(_ *table, ps []int) (int, bool) { return 0, len(ps) > 0 }
+func fromFirst(_ *Trials, ps []int) (int, bool) { return 0, len(ps) > 0 }
 
 // fromAtLeast starts growsMore at the smallest x ≥ v.
-func fromAtLeast(v float64) func(t *table, ps []int) (int, bool) {
-	return func(t *table, ps []int) (int, bool) {
+func fromAtLeast(v float64) func(t *Trials, ps []int) (int, bool) {
+	return func(t *Trials, ps []int) (int, bool) {
 		for i, p := range ps {
 			if t.x[p] >= v {
 				return i, true
@@ -160,62 +155,39 @@ func fromAtLeast(v float64) func(t *table, ps []int) (int, bool) {
 }
 
 // someWhereEach: for each scheme s, at some sweep point best < s
-// (existential over points, universal over schemes).
-func someWhereEach(t *table, best string, schemes []string) Outcome {
-	var all []Comparison
-	var per []Outcome
+// (existential over points, universal over schemes): "all" over the
+// schemes of "any" over the points.
+func someWhereEach(t *Trials, best string, schemes []string) *node {
+	var per []*node
 	for _, s := range schemes {
-		var cs []Comparison
+		var cs []*node
 		for _, p := range t.points(best, s) {
-			a, _ := t.get(best, p)
-			b, _ := t.get(s, p)
-			cs = append(cs, less(t.at(p), a, b))
+			cs = append(cs, lessLeaf(t, p, best, s))
 		}
 		if len(cs) == 0 {
-			continue
+			return missing("not every one of %s shares a sweep point with %s", joinOr(schemes), best)
 		}
-		per = append(per, anyOf(cs))
-		all = append(all, cs...)
+		per = append(per, anyNode(cs...))
 	}
-	if len(per) < len(schemes) {
-		return notEvaluated("not every one of %s shares a sweep point with %s", joinOr(schemes), best)
-	}
-	o := Outcome{Comparisons: all, Verdict: Holds, Reason: "each scheme is worse than " + best + " at some sweep point"}
-	var open []string // the reasons of the schemes not yet decided
-	for i, p := range per {
-		switch {
-		case p.Verdict == Fails:
-			o.Verdict = Fails
-			o.Reason = fmt.Sprintf("%s is never significantly worse than %s (it is better at every point)", schemes[i], best)
-			return o
-		case p.Verdict != Holds:
-			open = append(open, fmt.Sprintf("%s: %s", schemes[i], p.Reason))
-		}
-	}
-	if len(open) > 0 {
-		o.Verdict, o.Reason = Inconclusive, strings.Join(open, "; ")
-	}
-	return o
+	return allNode(per...)
 }
 
-// atPoints runs comparisons of pairs at every point with keep(x): less for
-// means, or spreadLess when spread is set.
-func atPoints(t *table, pairs [][2]string, keep func(x float64) bool, spread bool, where string) Outcome {
-	var cs []Comparison
+// atPoints compares pairs at every point with keep(x): a < b on the means,
+// or on the spreads when spread is set.
+func atPoints(t *Trials, pairs [][2]string, keep func(x float64) bool, spread bool, where string) *node {
+	var cs []*node
 	for _, p := range t.points() {
 		if !keep(t.x[p]) {
 			continue
 		}
 		for _, ab := range pairs {
-			a, okA := t.get(ab[0], p)
-			b, okB := t.get(ab[1], p)
-			if !okA || !okB {
+			if !t.has(ab[0], p) || !t.has(ab[1], p) {
 				continue
 			}
 			if spread {
-				cs = append(cs, spreadLess(t.at(p), a, b))
+				cs = append(cs, spreadLeaf(t, p, ab[0], ab[1]))
 			} else {
-				cs = append(cs, less(t.at(p), a, b))
+				cs = append(cs, lessLeaf(t, p, ab[0], ab[1]))
 			}
 		}
 	}
@@ -223,13 +195,13 @@ func atPoints(t *table, pairs [][2]string, keep func(x float64) bool, spread boo
 		if where != "" {
 			where = " " + where
 		}
-		return notEvaluated("no sweep point%s has the schemes compared (%s)", where, pairList(pairs))
+		return missing("no sweep point%s has the schemes compared (%s)", where, pairList(pairs))
 	}
-	return allOf(cs)
+	return allNode(cs...)
 }
 
 // lastPointOnly keeps only the largest x at which all schemes have values.
-func lastPointOnly(t *table, schemes ...string) func(float64) bool {
+func lastPointOnly(t *Trials, schemes ...string) func(float64) bool {
 	ps := t.points(schemes...)
 	if len(ps) == 0 {
 		return func(float64) bool { return false }
@@ -238,14 +210,14 @@ func lastPointOnly(t *table, schemes ...string) func(float64) bool {
 	return func(x float64) bool { return x == last }
 }
 
-// merge combines outcomes that must all hold.
-func merge(os ...Outcome) Outcome {
-	var cs []Comparison
-	for _, o := range os {
-		if o.Verdict == NotEvaluated && len(o.Comparisons) == 0 {
-			return o
+func factorTest(fa float64, a string, fb float64, b string) string {
+	f := func(k float64, s string) string {
+		if k == 1 {
+			return s
 		}
-		cs = append(cs, o.Comparisons...)
+		return fmt.Sprintf("%g×%s", k, s)
 	}
-	return allOf(cs)
+	return f(fa, a) + " < " + f(fb, b)
 }
+
+func joinOr(s []string) string { return strings.Join(s, ", ") }

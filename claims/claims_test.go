@@ -2,6 +2,8 @@ package claims_test
 
 import (
 	"math"
+	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -9,33 +11,64 @@ import (
 	"wcmc/claims"
 	"wcmc/experiment"
 	"wcmc/runner"
+	"wcmc/scheme"
 )
 
-// world is a synthetic experiment outcome: the mean of each scheme at each
-// sweep point (NaN: not applicable there). Its summary rows have a ±5%
-// band around the mean, so with n = 100 trials the standard errors are
-// about 0.3% of the means and every difference of a few percent decides.
+// world is a synthetic experiment: the true mean of each scheme at each
+// sweep point (NaN: not applicable there). Its per-trial values are the
+// mean times a log-normal factor with unit mean, σ = noise (0.1 unless
+// set): a trial-wide part shared by every scheme (ρ = 0.5, as schemes of
+// one trial share its samples and channel) and a part of each scheme's
+// own. With 40 trials the log ratio of two means has a standard error of
+// about 0.016, so every difference of 25% or more decides.
 type world struct {
-	xname   string
-	xs      []float64
-	schemes []string
-	mean    func(s string, x float64) float64
+	xname      string
+	xs         []float64
+	schemes    []string
+	trajectory bool
+	noise      float64
+	mean       func(s string, x float64) float64
 }
 
-// rows returns the summary rows of w for metric with n trials.
-func (w world) rows(metric string, n int) []runner.SummaryRow {
-	var out []runner.SummaryRow
-	for _, s := range w.schemes {
-		for p, x := range w.xs {
-			m := w.mean(s, x)
-			if math.IsNaN(m) {
-				continue
+// result returns n trials of w as a runner.Result for metric, the WVCMC
+// schemes run under each protocol given (default if none).
+func (w world) result(metric string, n int, protocols ...scheme.Protocol) *runner.Result {
+	if len(protocols) == 0 {
+		protocols = []scheme.Protocol{scheme.Default}
+	}
+	sigma := w.noise
+	if sigma == 0 {
+		sigma = 0.1
+	}
+	spec := runner.Spec{ID: "synthetic", X: w.xname, Metrics: []string{metric}, Trajectory: w.trajectory}
+	res := &runner.Result{Spec: spec, Trials: n}
+	rng := rand.New(rand.NewPCG(7, uint64(len(w.xs))))
+	for p, x := range w.xs {
+		for tr := range n {
+			task := runner.TaskResult{TaskKey: runner.TaskKey{Point: p, X: x, Trial: tr}}
+			shared := rng.NormFloat64()
+			for _, s := range w.schemes {
+				m := w.mean(s, x)
+				if math.IsNaN(m) {
+					continue
+				}
+				names := []string{s}
+				if scheme.IsVariational(s) {
+					names = nil
+					for _, pr := range protocols {
+						names = append(names, scheme.Under(s, pr))
+					}
+				}
+				for _, name := range names {
+					z := math.Sqrt(0.5)*shared + math.Sqrt(0.5)*rng.NormFloat64()
+					v := m * math.Exp(sigma*z-sigma*sigma/2)
+					task.Rows = append(task.Rows, runner.Row{Scheme: name, Metric: metric, Value: v})
+				}
 			}
-			out = append(out, runner.SummaryRow{Scheme: s, XName: w.xname, X: x, Point: p, Metric: metric,
-				Mean: m, Q05: 0.95 * m, Q95: 1.05 * m, N: n})
+			res.Tasks = append(res.Tasks, task)
 		}
 	}
-	return out
+	return res
 }
 
 // without returns w without the given schemes.
@@ -61,7 +94,7 @@ var (
 
 // Gauss-blocks: OMA schemes need S = T/K ≥ 2, so they start at T = 20.
 func blocks(m func(s string, T float64) float64) world {
-	return world{"T", []float64{5, 7, 10, 20, 50, 100, 200, 500, 1000, 2000}, allSchemes[:6], func(s string, T float64) float64 {
+	return world{xname: "T", xs: []float64{5, 7, 10, 20, 50, 100, 200, 500, 1000, 2000}, schemes: allSchemes[:6], mean: func(s string, T float64) float64 {
 		if T < 20 && !strings.HasSuffix(s, "noma") {
 			return math.NaN()
 		}
@@ -99,7 +132,7 @@ var blocksFail = blocks(func(s string, T float64) float64 {
 	return 0.02
 })
 
-var gaussSNRHold = world{"snr_db", snrXs, allSchemes[:6], func(s string, x float64) float64 {
+var gaussSNRHold = world{xname: "snr_db", xs: snrXs, schemes: allSchemes[:6], mean: func(s string, x float64) float64 {
 	switch s {
 	case "wvcmc-noma":
 		return 0.03
@@ -115,7 +148,7 @@ var gaussSNRHold = world{"snr_db", snrXs, allSchemes[:6], func(s string, x float
 	return 0.09
 }}
 
-var gaussSNRFail = world{"snr_db", snrXs, allSchemes[:6], func(s string, x float64) float64 {
+var gaussSNRFail = world{xname: "snr_db", xs: snrXs, schemes: allSchemes[:6], mean: func(s string, x float64) float64 {
 	switch s {
 	case "wvcmc-noma":
 		return 0.03 * (1 + 10/(1+snr(x))) // not flat, behind OMA
@@ -132,7 +165,7 @@ var gaussSNRFail = world{"snr_db", snrXs, allSchemes[:6], func(s string, x float
 }}
 
 func grad(m func(s string, g float64) float64) world {
-	return world{"gradients", gradXs, gradSchemes, func(s string, g float64) float64 {
+	return world{xname: "gradients", xs: gradXs, schemes: gradSchemes, trajectory: true, mean: func(s string, g float64) float64 {
 		if s == "sgld" && g < 3e5 {
 			return math.NaN() // still in burn-in
 		}
@@ -172,7 +205,7 @@ var gradFail = grad(func(s string, g float64) float64 {
 	return 1.5 * base // SGLD close to WVCMC
 })
 
-var probitSNRHold = world{"snr_db", []float64{0, 5, 10, 15, 20, 25, 30, 35}, allSchemes, func(s string, x float64) float64 {
+var probitSNRHold = world{xname: "snr_db", xs: []float64{0, 5, 10, 15, 20, 25, 30, 35}, schemes: allSchemes, mean: func(s string, x float64) float64 {
 	switch s {
 	case "wvcmc-noma":
 		return 0.02 * (1 + 0.5/(1+snr(x)))
@@ -186,7 +219,7 @@ var probitSNRHold = world{"snr_db", []float64{0, 5, 10, 15, 20, 25, 30, 35}, all
 	return 0.5
 }}
 
-var probitSNRFail = world{"snr_db", []float64{0, 5, 10, 15, 20, 25, 30, 35}, allSchemes, func(s string, x float64) float64 {
+var probitSNRFail = world{xname: "snr_db", xs: []float64{0, 5, 10, 15, 20, 25, 30, 35}, schemes: allSchemes, mean: func(s string, x float64) float64 {
 	switch s {
 	case "wvcmc-noma":
 		return 0.02 * (1 + 10/(1+snr(x))) // ×6 at 0 dB
@@ -202,7 +235,7 @@ var probitSNRFail = world{"snr_db", []float64{0, 5, 10, 15, 20, 25, 30, 35}, all
 
 var workersXs = []float64{5, 10, 20, 30, 40, 50}
 
-var workersHold = world{"K", workersXs, allSchemes, func(s string, K float64) float64 {
+var workersHold = world{xname: "K", xs: workersXs, schemes: allSchemes, mean: func(s string, K float64) float64 {
 	m := 0.01 * math.Sqrt(K)
 	if strings.HasSuffix(s, "-oma") && K > 20 {
 		m *= K / 20 // OMA degrades further beyond K = 20
@@ -210,7 +243,7 @@ var workersHold = world{"K", workersXs, allSchemes, func(s string, K float64) fl
 	return m
 }}
 
-var workersFail = world{"K", workersXs, allSchemes, func(s string, K float64) float64 {
+var workersFail = world{xname: "K", xs: workersXs, schemes: allSchemes, mean: func(s string, K float64) float64 {
 	m := 0.01 / math.Sqrt(K)
 	if strings.HasSuffix(s, "-oma") && K > 20 {
 		m *= 20 / K
@@ -220,33 +253,33 @@ var workersFail = world{"K", workersXs, allSchemes, func(s string, K float64) fl
 
 var zetaXs = []float64{0, 0.5, 1, 1.5, 2}
 
-var zetaHold = world{"zeta", zetaXs, allSchemes, func(s string, z float64) float64 {
+var zetaHold = world{xname: "zeta", xs: zetaXs, schemes: allSchemes, mean: func(s string, z float64) float64 {
 	if strings.HasSuffix(s, "-noma") {
 		return 0.02 * (1 + z) * (1 + z)
 	}
 	return 0.03 * (1 + z)
 }}
 
-var zetaFail = world{"zeta", zetaXs, allSchemes, func(s string, z float64) float64 {
+var zetaFail = world{xname: "zeta", xs: zetaXs, schemes: allSchemes, mean: func(s string, z float64) float64 {
 	if strings.HasSuffix(s, "-noma") {
 		return 0.02 / ((1 + z) * (1 + z))
 	}
 	return 0.03 / (1 + z)
 }}
 
-var highdimHold = world{"snr_db", []float64{0, 10, 20, 30}, allSchemes, func(s string, _ float64) float64 {
+var highdimHold = world{xname: "snr_db", xs: []float64{0, 10, 20, 30}, schemes: allSchemes, mean: func(s string, _ float64) float64 {
 	return map[string]float64{"wvcmc-oma": 0.02, "wvcmc-noma": 0.03, "wgcmc-oma": 0.5, "wgcmc-noma": 0.8,
 		"gcmc": 1, "best-single": 0.7, "cmc-noiseless": 0.9}[s]
 }}
 
-var highdimFail = world{"snr_db", []float64{0, 10, 20, 30}, allSchemes, func(s string, _ float64) float64 {
+var highdimFail = world{xname: "snr_db", xs: []float64{0, 10, 20, 30}, schemes: allSchemes, mean: func(s string, _ float64) float64 {
 	return map[string]float64{"wvcmc-oma": 0.03, "wvcmc-noma": 0.02, "wgcmc-oma": 0.8, "wgcmc-noma": 0.5,
 		"gcmc": 1, "best-single": 0.025, "cmc-noiseless": 0.9}[s]
 }}
 
 var mnistXs = []float64{0, 10, 20, 30, 40}
 
-var mnistHold = world{"snr_db", mnistXs, allSchemes, func(s string, x float64) float64 {
+var mnistHold = world{xname: "snr_db", xs: mnistXs, schemes: allSchemes, mean: func(s string, x float64) float64 {
 	switch s {
 	case "wvcmc-oma":
 		return 0.02
@@ -264,7 +297,7 @@ var mnistHold = world{"snr_db", mnistXs, allSchemes, func(s string, x float64) f
 	return 0.3
 }}
 
-var mnistFail = world{"snr_db", mnistXs, allSchemes, func(s string, x float64) float64 {
+var mnistFail = world{xname: "snr_db", xs: mnistXs, schemes: allSchemes, mean: func(s string, x float64) float64 {
 	switch s {
 	case "wvcmc-oma":
 		return 0.05
@@ -345,7 +378,9 @@ func variants(t *testing.T, id string) []claims.Claim {
 	return out
 }
 
-func TestClaimsOnSyntheticSummaries(t *testing.T) {
+const trials = 40
+
+func TestClaimsOnSyntheticTrials(t *testing.T) {
 	covered := map[string]bool{}
 	for _, cc := range claimCases {
 		for _, c := range variants(t, cc.id) {
@@ -356,28 +391,49 @@ func TestClaimsOnSyntheticSummaries(t *testing.T) {
 				n    int
 				want claims.Verdict
 			}{
-				{"hold", cc.hold, 100, claims.Holds},
-				{"fail", cc.fail, 100, claims.Fails},
-				{"missing", cc.none, 100, claims.NotEvaluated},
-				// One trial gives no Monte Carlo error: nothing decides.
+				{"hold", cc.hold, trials, claims.Holds},
+				{"fail", cc.fail, trials, claims.Fails},
+				{"missing", cc.none, trials, claims.NotEvaluated},
+				// One trial gives no Monte Carlo error, and 5 are too few
+				// for a calibrated bootstrap: nothing decides.
 				{"n=1", cc.hold, 1, claims.Inconclusive},
+				{"n=5", cc.hold, 5, claims.Inconclusive},
 			} {
-				o := c.Evaluate(w.w.rows(c.Metric, w.n))
-				if o.Verdict != w.want {
-					t.Errorf("%s on the %q world: %v (%s), want %v", c.ID, w.name, o.Verdict, o.Reason, w.want)
-					for _, cmp := range o.Comparisons {
-						t.Logf("  %s: %s → %v [%g, %g] %s", cmp.At, cmp.Test, cmp.Verdict, cmp.Lo, cmp.Hi, cmp.Note)
+				ps := c.Protocols()
+				if w.n == trials {
+					// Both protocols see the same values here; the views
+					// themselves are tested in TestClaimsPerProtocol.
+					ps = ps[:1]
+				}
+				for _, p := range ps {
+					o := c.Evaluate(w.w.result(c.Metric, w.n, c.Protocols()...), p)
+					if o.Verdict != w.want {
+						t.Errorf("%s under %s on the %q world: %v (%s), want %v", c.ID, p, w.name, o.Verdict, o.Reason, w.want)
+						for _, cmp := range o.Comparisons {
+							t.Logf("  %s", cmp.Brief())
+						}
+					}
+					if o.Protocol != p || o.Reason == "" {
+						t.Errorf("%s on the %q world: protocol %q, reason %q", c.ID, w.name, o.Protocol, o.Reason)
+					}
+					if o.Verdict != claims.NotEvaluated && len(o.Comparisons) == 0 {
+						t.Errorf("%s on the %q world: verdict %v without comparisons", c.ID, w.name, o.Verdict)
+					}
+					d, ok := o.DecidingComparison()
+					if o.Verdict != claims.NotEvaluated && !ok {
+						t.Errorf("%s on the %q world: no deciding comparison", c.ID, w.name)
+					}
+					// The deciding comparison agrees with the verdict.
+					if ok && (o.Verdict == claims.Holds || o.Verdict == claims.Fails) && d.Verdict != o.Verdict {
+						t.Errorf("%s on the %q world: verdict %v, deciding comparison %v", c.ID, w.name, o.Verdict, d.Verdict)
+					}
+					if w.name == "n=5" && o.TrialsToDecide <= w.n {
+						t.Errorf("%s with 5 trials: trials to decide %d, want more than 5", c.ID, o.TrialsToDecide)
 					}
 				}
-				if o.Reason == "" {
-					t.Errorf("%s on the %q world: empty reason", c.ID, w.name)
-				}
-				if o.Verdict != claims.NotEvaluated && len(o.Comparisons) == 0 {
-					t.Errorf("%s on the %q world: verdict %v without comparisons", c.ID, w.name, o.Verdict)
-				}
 			}
-			// Rows of another metric only: not evaluated.
-			if o := c.Evaluate(cc.hold.rows("other", 100)); o.Verdict != claims.NotEvaluated {
+			// Results of another metric only: not evaluated.
+			if o := c.Evaluate(cc.hold.result("other", trials, c.Protocols()...), c.Protocols()[0]); o.Verdict != claims.NotEvaluated {
 				t.Errorf("%s without its metric: %v", c.ID, o.Verdict)
 			}
 		}
@@ -385,6 +441,113 @@ func TestClaimsOnSyntheticSummaries(t *testing.T) {
 	for _, c := range claims.All() {
 		if !covered[c.ID] {
 			t.Errorf("claim %s has no synthetic test case", c.ID)
+		}
+	}
+}
+
+// Under a protocol, the WVCMC rows of that protocol stand in for WVCMC;
+// a protocol that was not run leaves the claims about WVCMC not evaluated,
+// while claims about the other schemes are judged the same under it.
+func TestClaimsPerProtocol(t *testing.T) {
+	// Fig. 3: WVCMC wins under paper, loses under converged.
+	split := gaussSNRHold
+	split.schemes = slices.Clone(allSchemes[:6])
+	res := split.result("err2", trials, scheme.Paper)
+	conv := gaussSNRFail.result("err2", trials, scheme.Converged)
+	for _, task := range conv.Tasks {
+		for _, r := range task.Rows {
+			if _, pr, _ := scheme.Split(r.Scheme); pr == scheme.Converged {
+				i := task.Point*trials + task.Trial
+				res.Tasks[i].Rows = append(res.Tasks[i].Rows, r)
+			}
+		}
+	}
+	c, _ := claims.Lookup("fig3-wvcmc-noma-ahead")
+	if got := c.Protocols(); !slices.Equal(got, []scheme.Protocol{scheme.Paper, scheme.Converged}) {
+		t.Errorf("protocols of an in-sample claim: %v", got)
+	}
+	if o := c.Evaluate(res, scheme.Paper); o.Verdict != claims.Holds {
+		t.Errorf("under paper: %v (%s)", o.Verdict, o.Reason)
+	}
+	if o := c.Evaluate(res, scheme.Converged); o.Verdict != claims.Fails {
+		t.Errorf("under converged: %v (%s)", o.Verdict, o.Reason)
+	}
+	o := c.Evaluate(res, scheme.Default)
+	if o.Verdict != claims.NotEvaluated || !strings.Contains(o.Reason, "without the default protocol") {
+		t.Errorf("under default, not run: %v (%s)", o.Verdict, o.Reason)
+	}
+	// A claim about non-variational schemes only is judged under every
+	// protocol, run or not, with the same verdict.
+	g, _ := claims.Lookup("fig3-wgcmc-noma-worse")
+	for _, p := range scheme.Protocols {
+		if o := g.Evaluate(res, p); o.Verdict != claims.Holds {
+			t.Errorf("%s under %s: %v (%s)", g.ID, p, o.Verdict, o.Reason)
+		}
+	}
+	f, _ := claims.Lookup("fig3-wvcmc-noma-ahead-fresh")
+	if got := f.Protocols(); !slices.Equal(got, []scheme.Protocol{scheme.Converged, scheme.Default}) {
+		t.Errorf("protocols of a fresh-signal claim: %v", got)
+	}
+}
+
+// Schemes of one trial are compared pair by pair: a difference of 5%
+// buried in a trial-to-trial spread of several times the mean is found
+// because both schemes share each trial's factor.
+func TestComparisonsArePaired(t *testing.T) {
+	w := world{xname: "snr_db", xs: []float64{0}, schemes: []string{"wgcmc-oma", "wgcmc-noma"}, noise: 0.01,
+		mean: func(string, float64) float64 { return 1 }}
+	res := w.result("err2", trials)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range res.Tasks {
+		f := math.Exp(1.5 * rng.NormFloat64()) // log-normal σ = 1.5, shared
+		for j := range res.Tasks[i].Rows {
+			r := &res.Tasks[i].Rows[j]
+			if r.Scheme == "wgcmc-noma" {
+				r.Value *= 1.05
+			}
+			r.Value *= f
+		}
+	}
+	c, _ := claims.Lookup("fig3-wgcmc-noma-worse")
+	o := c.Evaluate(res, scheme.Paper)
+	if o.Verdict != claims.Holds || !o.Comparisons[0].Paired || o.Comparisons[0].N != trials {
+		t.Errorf("paired 5%% difference: %v (%s)", o.Verdict, o.Reason)
+	}
+	if r, _, _ := o.Comparisons[0].Ratio(); math.Abs(r-1.05) > 0.01 {
+		t.Errorf("ratio %g, want ≈ 1.05", r)
+	}
+}
+
+// An inconclusive claim says how many trials would decide it; with twice
+// as many (and the same effect), it is decided.
+func TestTrialsToDecide(t *testing.T) {
+	w := world{xname: "snr_db", xs: []float64{0}, schemes: []string{"wgcmc-oma", "wgcmc-noma"}, noise: 0.3,
+		mean: func(s string, _ float64) float64 { return map[string]float64{"wgcmc-oma": 1, "wgcmc-noma": 1.08}[s] }}
+	c, _ := claims.Lookup("fig3-wgcmc-noma-worse")
+	o := c.Evaluate(w.result("err2", 20), scheme.Paper)
+	if o.Verdict != claims.Inconclusive || o.TrialsToDecide <= 20 {
+		t.Fatalf("8%% difference at n = 20: %v, trials to decide %d (%s)", o.Verdict, o.TrialsToDecide, o.Reason)
+	}
+	if !strings.Contains(o.Reason, "trials per point would decide") {
+		t.Errorf("reason %q does not say how many trials would decide", o.Reason)
+	}
+	if o2 := c.Evaluate(w.result("err2", 2*o.TrialsToDecide), scheme.Paper); o2.Verdict != claims.Holds {
+		t.Errorf("with %d trials: %v (%s)", 2*o.TrialsToDecide, o2.Verdict, o2.Reason)
+	}
+}
+
+// The same result gives the same outcome: the bootstrap is seeded from the
+// claim, protocol and comparison.
+func TestEvaluateDeterministic(t *testing.T) {
+	c, _ := claims.Lookup("fig3-wvcmc-flat")
+	res := gaussSNRHold.result("err2", trials)
+	a, b := c.Evaluate(res, scheme.Default), c.Evaluate(res, scheme.Default)
+	if a.Reason != b.Reason || len(a.Comparisons) != len(b.Comparisons) {
+		t.Fatal("two evaluations differ")
+	}
+	for i := range a.Comparisons {
+		if !reflect.DeepEqual(a.Comparisons[i], b.Comparisons[i]) {
+			t.Errorf("comparison %d differs: %+v vs %+v", i, a.Comparisons[i], b.Comparisons[i])
 		}
 	}
 }
@@ -413,8 +576,11 @@ func TestClaimsMatchExperiments(t *testing.T) {
 		if c.Figure != spec.Figure {
 			t.Errorf("%s: figure %q, experiment says %q", c.ID, c.Figure, spec.Figure)
 		}
-		if c.Quote == "" || c.Section == "" || c.Threshold == "" || c.Source == "" || c.Check == nil {
+		if c.Quote == "" || c.Section == "" || c.Threshold == "" || c.Source == "" {
 			t.Errorf("%s: incomplete claim %+v", c.ID, c)
+		}
+		if len(c.Protocols()) != 2 {
+			t.Errorf("%s: protocols %v", c.ID, c.Protocols())
 		}
 		// Claims on the paper's in-sample metric have a fresh-signal twin
 		// wherever the experiment reports one (issue 8).

@@ -3,60 +3,43 @@ package claims
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
-	"sync"
-
-	"gonum.org/v1/gonum/integrate/quad"
-	"gonum.org/v1/gonum/stat/distuv"
 
 	"wcmc/runner"
 )
 
-// Level is the two-sided confidence level of every comparison: a
-// difference decides a verdict only when its Level confidence interval
-// excludes zero. At 99% a claim made of a handful of comparisons has well
-// under a 5% chance of a spurious verdict when the true difference is nil.
+// Level is the two-sided confidence level of every comparison's interval,
+// and 1 − Level bounds the rate of spurious verdicts: a claim at its
+// boundary is spuriously held with nominal probability (1 − Level)/2, and
+// spuriously failed with as much, however many comparisons it is made of
+// (see node). On skewed trials the bootstrap's own error adds to this;
+// the calibration test checks each real rate stays within Monte Carlo
+// error of 1 − Level.
 const Level = 0.99
 
-// Estimate is one summary mean with its Monte Carlo standard error.
-//
-// SE is derived from the row's 5–95% band and n (runner.Summarize keeps no
-// standard deviation): for n values of a normal variable the band
-// [Q05, Q95] spans BandWidth(n) standard deviations on average, so
-// σ̂ = (Q95 − Q05)/BandWidth(n) and SE = σ̂/√n. The per-trial errors are
-// positive and skewed, so σ̂ is a normal-theory approximation; the t
-// quantiles used with it (df = n − 1) widen the margin for small n.
+// Estimate is the mean of one scheme's values at one sweep point over its
+// trials (or, for a spread comparison, the mean absolute deviation of the
+// values from their median).
 type Estimate struct {
-	Scheme   string
-	XName    string
-	X        float64
-	Metric   string
-	Mean, SE float64
-	Sigma    float64 // σ̂, the per-trial standard deviation implied by the band
-	Q05, Q95 float64
-	N        int
-}
-
-// EstimateOf returns the estimate of one summary row.
-func EstimateOf(r runner.SummaryRow) Estimate {
-	e := Estimate{Scheme: r.Scheme, XName: r.XName, X: r.X, Metric: r.Metric,
-		Mean: r.Mean, Q05: r.Q05, Q95: r.Q95, N: r.N, SE: math.NaN(), Sigma: math.NaN()}
-	if w := BandWidth(r.N); w > 0 {
-		e.Sigma = (r.Q95 - r.Q05) / w
-		e.SE = e.Sigma / math.Sqrt(float64(r.N))
-	}
-	return e
+	Scheme string
+	XName  string
+	X      float64
+	What   string // "mean" or "spread"
+	Mean   float64
+	N      int
 }
 
 // At returns "xname=x".
 func (e Estimate) At() string { return e.XName + "=" + runner.FormatX(e.X) }
 
-// String returns "mean ± SE (n=…)".
+// String returns "mean (n=…)".
 func (e Estimate) String() string {
-	if math.IsNaN(e.SE) {
-		return fmt.Sprintf("%s (n=%d, no error estimate)", Num(e.Mean), e.N)
+	s := fmt.Sprintf("%s (n=%d)", Num(e.Mean), e.N)
+	if e.What == "spread" {
+		s = "spread " + s
 	}
-	return fmt.Sprintf("%s ± %s (n=%d)", Num(e.Mean), Num(e.SE), e.N)
+	return s
 }
 
 // Num formats a number with 3 significant digits.
@@ -72,235 +55,234 @@ func Num(v float64) string {
 	return fmt.Sprintf("%.3g", v)
 }
 
-// empiricalIndex is the 0-based index of the sorted values that
-// stat.Quantile(p, stat.Empirical, ·) returns for n values: the first i with
-// i+1 ≥ p·n.
-func empiricalIndex(p float64, n int) int {
-	f := p * float64(n)
-	for i := range n {
-		if float64(i+1) >= f {
-			return i
-		}
-	}
-	return n - 1
-}
-
-var bandCache sync.Map // n → float64
-
-// BandWidth returns E[Z(k95) − Z(k05)] for n independent standard normal
-// values, where Z(k) is the k-th smallest and k05, k95 are the order
-// statistics stat.Quantile picks for the empirical 5% and 95% quantiles
-// (for n < 20 the minimum and maximum, so BandWidth is the expected range,
-// 2/√π at n = 2; as n grows it tends to 2·Φ⁻¹(0.95) ≈ 3.29). It is 0 for
-// n < 2, where the band carries no spread.
-//
-// E[Z(k)] = n!/((k−1)!(n−k)!) ∫ z φ(z) Φ(z)^{k−1} (1−Φ(z))^{n−k} dz is
-// computed by Gauss–Legendre quadrature for n ≤ 400, and by Blom's
-// approximation Φ⁻¹((k − 3/8)/(n + 1/4)) beyond, where its error is below
-// 10⁻³.
-func BandWidth(n int) float64 {
-	if n < 2 {
-		return 0
-	}
-	if w, ok := bandCache.Load(n); ok {
-		return w.(float64)
-	}
-	lo := empiricalIndex(0.05, n) + 1
-	hi := empiricalIndex(0.95, n) + 1
-	w := orderMean(hi, n) - orderMean(lo, n)
-	bandCache.Store(n, w)
-	return w
-}
-
-// orderMean returns E[Z(k)], the mean of the k-th smallest (1-based) of n
-// standard normal values.
-func orderMean(k, n int) float64 {
-	if n > 400 {
-		return distuv.UnitNormal.Quantile((float64(k) - 0.375) / (float64(n) + 0.25))
-	}
-	lgn, _ := math.Lgamma(float64(n + 1))
-	lgk, _ := math.Lgamma(float64(k))
-	lgr, _ := math.Lgamma(float64(n - k + 1))
-	logc := lgn - lgk - lgr
-	f := func(z float64) float64 {
-		lp := math.Log(0.5 * math.Erfc(-z/math.Sqrt2)) // log Φ(z)
-		lq := math.Log(0.5 * math.Erfc(z/math.Sqrt2))  // log (1 − Φ(z))
-		l := logc - 0.5*z*z - 0.5*math.Log(2*math.Pi)
-		if k > 1 {
-			l += float64(k-1) * lp
-		}
-		if n > k {
-			l += float64(n-k) * lq
-		}
-		return z * math.Exp(l)
-	}
-	return quad.Fixed(f, -12, 12, 1000, quad.Legendre{}, 0)
-}
-
-// tQuantile returns the two-sided Level quantile of Student's t with df
-// degrees of freedom.
-func tQuantile(df int) float64 {
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(0.5 + Level/2)
-}
-
-// fQuantile returns the upper (1+Level)/2 quantile of the F(d1, d2)
-// distribution.
-func fQuantile(d1, d2 int) float64 {
-	return distuv.F{D1: float64(d1), D2: float64(d2)}.Quantile(0.5 + Level/2)
-}
-
-// Comparison is one test within a claim: the estimates it compared, a
-// statistic that is positive when the data support the claim, the Level
-// confidence interval [Lo, Hi] of that statistic, and its verdict: holds
-// when Lo > 0, fails when Hi < 0, inconclusive otherwise.
+// Comparison is one test within a claim. Its contrast θ is the natural log
+// of a ratio of means that exceeds 1 when the data support the claim:
+// f_b·b̄/(f_a·ā) for "f_a·a < f_b·b", (a₁/a₀)/(b₁/b₀) for "a grows more
+// than b", spread(b)/spread(a) for "a spreads less than b". Stat, Lo and
+// Hi are θ̂ and its two-sided Level interval, SE its delta-method
+// standard error; PHold and PFail are the one-sided bootstrap p-values of
+// θ ≤ 0 and θ ≥ 0. The verdict is the comparison's after the claim's
+// multiplicity correction: holds when PHold is below the threshold the
+// claim's formula gives it, fails likewise with PFail, inconclusive
+// otherwise.
 type Comparison struct {
-	At      string // where, e.g. "snr_db=5" or "T=7 → T=2000"
-	Test    string // what, e.g. "wvcmc-noma < gcmc"
-	Values  []Estimate
-	Stat    float64
-	Lo, Hi  float64
-	Verdict Verdict
-	Note    string // why a comparison could not decide, if so
+	At           string // where, e.g. "snr_db=5" or "T=7 vs T=2000"
+	Test         string // what, e.g. "wvcmc-noma < gcmc"
+	Values       []Estimate
+	Stat, SE     float64
+	Lo, Hi       float64
+	PHold, PFail float64
+	N            int  // trials: pairs, or the smaller sample when unpaired
+	Paired       bool // trials paired (same point, or common random numbers)
+	Resamples    int
+	Verdict      Verdict
+	Note         string // why it could not decide, if so
 }
 
-// Brief returns a one-line account: "at AT: TEST (means m1 vs m2;
-// statistic s, 99% CI [lo, hi])", with the note if any.
+// Ratio returns the contrast and its interval as ratios, exp(θ̂) and
+// [exp(lo), exp(hi)]: above 1 supports the claim.
+func (c Comparison) Ratio() (est, lo, hi float64) {
+	return math.Exp(c.Stat), math.Exp(c.Lo), math.Exp(c.Hi)
+}
+
+// Interval returns "[lo, hi]" of the ratio.
+func (c Comparison) Interval() string {
+	_, lo, hi := c.Ratio()
+	return fmt.Sprintf("[%s, %s]", Num(lo), Num(hi))
+}
+
+// Brief returns a one-line account: "at AT: TEST (values v1 vs v2; ratio
+// r, 99% CI [lo, hi], n paired trials)", with the note if any.
 func (c Comparison) Brief() string {
 	ms := make([]string, len(c.Values))
 	for i, e := range c.Values {
 		ms[i] = Num(e.Mean)
 	}
-	s := fmt.Sprintf("at %s: %s (means %s; statistic %s, %.0f%% CI [%s, %s])", c.At, c.Test,
-		strings.Join(ms, " vs "), Num(c.Stat), 100*Level, Num(c.Lo), Num(c.Hi))
+	what := "means"
+	if len(c.Values) > 0 && c.Values[0].What == "spread" {
+		what = "spreads"
+	}
+	r, _, _ := c.Ratio()
+	pairing := "paired"
+	if !c.Paired {
+		pairing = "unpaired"
+	}
+	s := fmt.Sprintf("at %s: %s (%s %s; ratio %s, %.0f%% CI %s, n=%d %s)", c.At, c.Test, what,
+		strings.Join(ms, " vs "), Num(r), 100*Level, c.Interval(), c.N, pairing)
 	if c.Note != "" {
 		s += "; " + c.Note
 	}
 	return s
 }
 
-// decide sets the verdict from the interval.
-func (c *Comparison) decide() {
-	switch {
-	case math.IsNaN(c.Lo) || math.IsNaN(c.Hi):
-		c.Verdict = Inconclusive
-	case c.Lo > 0:
-		c.Verdict = Holds
-	case c.Hi < 0:
-		c.Verdict = Fails
-	default:
-		c.Verdict = Inconclusive
-	}
+// term is one ln(mean) of a contrast: the values of one scheme at one
+// sweep point, with its weight.
+type term struct {
+	ref
+	w float64
 }
 
-// finiteOrder handles comparisons of a·fa < b·fb where a mean is not
-// finite; it reports whether it decided.
-func finiteOrder(c *Comparison, a, b float64) bool {
-	switch {
-	case math.IsNaN(a) || math.IsNaN(b):
-		c.Verdict, c.Note = NotEvaluated, "a mean is NaN"
-		c.Stat, c.Lo, c.Hi = math.NaN(), math.NaN(), math.NaN()
-		return true
-	case math.IsInf(a, 0) && math.IsInf(b, 0):
-		c.Verdict, c.Note = Inconclusive, "both means are infinite"
-		c.Stat, c.Lo, c.Hi = math.NaN(), math.Inf(-1), math.Inf(1)
-		return true
-	case math.IsInf(b, 1) || math.IsInf(a, -1):
-		c.Stat, c.Lo, c.Hi = math.Inf(1), math.Inf(1), math.Inf(1)
-		c.Verdict, c.Note = Holds, "an infinite mean (some trial gave +Inf)"
-		return true
-	case math.IsInf(a, 1) || math.IsInf(b, -1):
-		c.Stat, c.Lo, c.Hi = math.Inf(-1), math.Inf(-1), math.Inf(-1)
-		c.Verdict, c.Note = Fails, "an infinite mean (some trial gave +Inf)"
-		return true
+// contrastLeaf returns the comparison of θ = offset + Σ w ln(mean of the
+// term's values), after transform (nil: the values themselves). Terms at
+// one sweep point are paired by trial, and so are all terms when
+// t.PairedAcrossPoints; terms at different points are otherwise resampled
+// as independent samples.
+func contrastLeaf(t *Trials, at, test string, offset float64, transform func([]float64) []float64, terms ...term) *node {
+	c := Comparison{At: at, Test: test, Stat: math.NaN(), SE: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), PHold: 1, PFail: 1}
+	l := &leaf{}
+	n := &node{leaf: l}
+	what, minTrials := "mean", MinTrials
+	if transform != nil {
+		what, minTrials = "spread", MinSpreadTrials
 	}
-	return false
-}
-
-// scaledLess tests fa·a < fb·b on the means: the statistic is
-// D = fb·b − fa·a, its standard error √(fa²SE_a² + fb²SE_b²) (the two
-// estimates treated as independent — conservative, since schemes compared
-// within one trial share its samples and are positively correlated), and
-// the margin t·SE with t the Level quantile of Student's t on
-// min(n_a, n_b) − 1 degrees of freedom.
-func scaledLess(at, test string, a Estimate, fa float64, b Estimate, fb float64) Comparison {
-	c := Comparison{At: at, Test: test, Values: []Estimate{a, b}}
-	if finiteOrder(&c, fa*a.Mean, fb*b.Mean) {
-		return c
+	l.minTrials = minTrials
+	// Group the terms into samples.
+	var groups [][]term
+	for _, tm := range terms {
+		t.used[tm.scheme] = true
+		g := slices.IndexFunc(groups, func(g []term) bool { return t.PairedAcrossPoints || g[0].point == tm.point })
+		if g < 0 {
+			groups = append(groups, nil)
+			g = len(groups) - 1
+		}
+		groups[g] = append(groups[g], tm)
 	}
-	c.Stat = fb*b.Mean - fa*a.Mean
-	df := min(a.N, b.N) - 1
-	if df < 1 {
-		c.Lo, c.Hi = math.Inf(-1), math.Inf(1)
-		c.Verdict, c.Note = Inconclusive, "n = 1: no Monte Carlo error estimate"
-		return c
+	c.Paired = len(groups) == 1
+	trials := make([][]int, len(groups))
+	c.N = math.MaxInt
+	for i, g := range groups {
+		refs := make([]ref, len(g))
+		for j, tm := range g {
+			refs[j] = tm.ref
+		}
+		trials[i] = t.trialsOf(refs...)
+		c.N = min(c.N, len(trials[i]))
 	}
-	se := math.Hypot(fa*a.SE, fb*b.SE)
-	m := tQuantile(df) * se
-	c.Lo, c.Hi = c.Stat-m, c.Stat+m
-	c.decide()
-	return c
-}
-
-// less tests a < b.
-func less(at string, a, b Estimate) Comparison {
-	return scaledLess(at, a.Scheme+" < "+b.Scheme, a, 1, b, 1)
-}
-
-// growthGreater tests a1/a0 > b1/b0: the statistic is
-// D = ln(a1/a0) − ln(b1/b0), with the delta-method standard error
-// √Σ(SE_i/mean_i)² and the t margin of scaledLess.
-func growthGreater(at, test string, a0, a1, b0, b1 Estimate) Comparison {
-	c := Comparison{At: at, Test: test, Values: []Estimate{a0, a1, b0, b1}}
-	for _, e := range c.Values {
-		if !(e.Mean > 0) || math.IsInf(e.Mean, 0) {
-			c.Verdict, c.Note = NotEvaluated, "growth ratios need finite positive means"
-			c.Stat, c.Lo, c.Hi = math.NaN(), math.NaN(), math.NaN()
-			return c
+	con := &contrast{offset: offset}
+	infSign := 0.0
+	seen := map[ref]bool{}
+	notPositive := ""
+	for i, g := range groups {
+		s := sample{}
+		for _, tm := range g {
+			col, _ := t.column(tm.ref, trials[i])
+			if transform != nil && len(col) > 0 {
+				col = transform(col)
+			}
+			m := mean(col)
+			if !seen[tm.ref] {
+				seen[tm.ref] = true
+				c.Values = append(c.Values, Estimate{Scheme: tm.scheme, XName: t.XName, X: t.x[tm.point], What: what, Mean: m, N: len(col)})
+			}
+			switch {
+			case math.IsInf(m, 1):
+				infSign += math.Copysign(1, tm.w)
+				continue
+			case !(m > 0) && notPositive == "":
+				notPositive = fmt.Sprintf("the %s of %s at %s is not positive", what, tm.scheme, t.at(tm.point))
+			}
+			s.cols = append(s.cols, col)
+			s.w = append(s.w, tm.w)
+		}
+		if len(s.cols) > 0 {
+			con.samples = append(con.samples, s)
 		}
 	}
-	c.Stat = math.Log(a1.Mean/a0.Mean) - math.Log(b1.Mean/b0.Mean)
-	df := min(a0.N, a1.N, b0.N, b1.N) - 1
-	if df < 1 {
-		c.Lo, c.Hi = math.Inf(-1), math.Inf(1)
-		c.Verdict, c.Note = Inconclusive, "n = 1: no Monte Carlo error estimate"
-		return c
+	switch {
+	case c.N == 0:
+		c.Verdict, c.Note, l.fixed = NotEvaluated, "no trial has all the values compared", true
+	case infSign != 0 || slices.ContainsFunc(c.Values, func(e Estimate) bool { return math.IsInf(e.Mean, 1) }):
+		// Some trial gave +Inf: the means it enters are infinite.
+		c.Note = "an infinite mean (some trial gave +Inf)"
+		c.Verdict = Inconclusive
+		switch {
+		case infSign > 0:
+			c.Stat, c.Lo, c.Hi, c.PHold = math.Inf(1), math.Inf(1), math.Inf(1), 0
+		case infSign < 0:
+			c.Stat, c.Lo, c.Hi, c.PFail = math.Inf(-1), math.Inf(-1), math.Inf(-1), 0
+		default:
+			c.Note, l.fixed = "infinite means on both sides", true
+		}
+	case c.N < 2:
+		c.Verdict, c.Note, l.fixed = Inconclusive, "n = 1: no Monte Carlo error estimate", true
+	case notPositive != "":
+		c.Verdict, c.Note, l.fixed = NotEvaluated, notPositive, true
+	default:
+		c.Verdict = Inconclusive
+		l.con = con
+		if c.N < minTrials {
+			// Too few to decide; the estimate still says how many would.
+			c.Note, l.fixed = fmt.Sprintf("n = %d trials, fewer than the %d needed to decide", c.N, minTrials), true
+			var v float64
+			c.Stat = offset
+			for _, s := range con.samples {
+				th, vs := newWork(s).eval()
+				c.Stat += th
+				v += vs
+			}
+			c.SE = math.Sqrt(v)
+		}
 	}
-	var v float64
-	for _, e := range c.Values {
-		r := e.SE / e.Mean
-		v += r * r
-	}
-	m := tQuantile(df) * math.Sqrt(v)
-	c.Lo, c.Hi = c.Stat-m, c.Stat+m
-	c.decide()
-	return c
+	l.cmp = c
+	return n
 }
 
-// spreadLess tests σ_a < σ_b, the per-trial standard deviations implied by
-// the bands: the statistic is D = ln(σ̂_b²/σ̂_a²), which under equal
-// variances follows ln F(n_b−1, n_a−1); the interval is
-// [D − ln F_q(n_b−1, n_a−1), D + ln F_q(n_a−1, n_b−1)] with F_q the upper
-// (1+Level)/2 quantile (a two-sided variance-ratio F test).
-func spreadLess(at string, a, b Estimate) Comparison {
-	c := Comparison{At: at, Test: "spread(" + a.Scheme + ") < spread(" + b.Scheme + ")", Values: []Estimate{a, b}}
-	if a.N < 2 || b.N < 2 {
-		c.Stat, c.Lo, c.Hi = math.NaN(), math.Inf(-1), math.Inf(1)
-		c.Verdict, c.Note = Inconclusive, "n = 1: no spread estimate"
-		return c
+// run bootstraps the leaf's contrast (unless its verdict is fixed),
+// seeding the generator from key and the comparison.
+func (l *leaf) run(key string, resamples int, tauH, tauF float64) {
+	if l.fixed || l.con == nil {
+		return
 	}
-	if math.IsNaN(a.Sigma) || math.IsNaN(b.Sigma) || math.IsInf(a.Sigma, 0) || math.IsInf(b.Sigma, 0) {
-		c.Stat, c.Lo, c.Hi = math.NaN(), math.NaN(), math.NaN()
-		c.Verdict, c.Note = NotEvaluated, "a band is not finite"
-		return c
+	b := l.con.bootstrap(seeded(key, l.cmp.At, l.cmp.Test), resamples, tauH, tauF)
+	c := &l.cmp
+	c.Stat, c.SE, c.Lo, c.Hi, c.PHold, c.PFail, c.Resamples = b.stat, b.se, b.lo, b.hi, b.pHold, b.pFail, b.resamples
+}
+
+func mean(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v
 	}
-	c.Stat = 2 * (math.Log(b.Sigma) - math.Log(a.Sigma))
-	if math.IsNaN(c.Stat) { // both spreads zero
-		c.Lo, c.Hi = math.Inf(-1), math.Inf(1)
-		c.Verdict, c.Note = Inconclusive, "both bands have zero width"
-		return c
+	return s / float64(len(x))
+}
+
+// absDevFromMedian returns |x_i − median(x)|, the values whose mean is
+// Brown–Forsythe's measure of spread.
+func absDevFromMedian(x []float64) []float64 {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	n := len(s)
+	med := s[n/2]
+	if n%2 == 0 {
+		med = (s[n/2-1] + s[n/2]) / 2
 	}
-	c.Lo = c.Stat - math.Log(fQuantile(b.N-1, a.N-1))
-	c.Hi = c.Stat + math.Log(fQuantile(a.N-1, b.N-1))
-	c.decide()
-	return c
+	out := make([]float64, n)
+	for i, v := range x {
+		out[i] = math.Abs(v - med)
+	}
+	return out
+}
+
+// ratioLeaf tests fa·a < fb·b on the means: θ = ln(fb·b̄) − ln(fa·ā).
+func ratioLeaf(t *Trials, at, test string, a ref, fa float64, b ref, fb float64) *node {
+	return contrastLeaf(t, at, test, math.Log(fb)-math.Log(fa), nil, term{a, -1}, term{b, 1})
+}
+
+// lessLeaf tests a < b at point p.
+func lessLeaf(t *Trials, p int, a, b string) *node {
+	return ratioLeaf(t, t.at(p), a+" < "+b, ref{a, p}, 1, ref{b, p}, 1)
+}
+
+// growthLeaf tests that a grows more than b from p0 to p1:
+// θ = ln(a₁/a₀) − ln(b₁/b₀) on the means.
+func growthLeaf(t *Trials, at, test string, a, b string, p0, p1 int) *node {
+	return contrastLeaf(t, at, test, 0, nil, term{ref{a, p0}, -1}, term{ref{b, p0}, 1}, term{ref{a, p1}, 1}, term{ref{b, p1}, -1})
+}
+
+// spreadLeaf tests that a spreads less than b at point p: the trials'
+// absolute deviations from their scheme's median (Brown–Forsythe's
+// transform, robust to skewed values) have a smaller mean for a,
+// θ = ln(mean z_b) − ln(mean z_a), paired by trial.
+func spreadLeaf(t *Trials, p int, a, b string) *node {
+	return contrastLeaf(t, t.at(p), "spread("+a+") < spread("+b+")", 0, absDevFromMedian, term{ref{a, p}, -1}, term{ref{b, p}, 1})
 }

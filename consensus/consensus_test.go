@@ -1,12 +1,12 @@
 package consensus
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
 
-	"gonum.org/v1/gonum/diff/fd"
 	"gonum.org/v1/gonum/mat"
 
 	"wcmc/channel"
@@ -250,15 +250,7 @@ func TestWVCMCGradientMatchesFiniteDifferences(t *testing.T) {
 		if err := v.Gradient(grad, m, nil); err != nil {
 			t.Fatal(err)
 		}
-		probe := m.Clone()
-		num := fd.Gradient(nil, func(x []float64) float64 {
-			unflattenMap(probe, x)
-			f, err := v.Value(probe)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return f
-		}, flattenMap(m), &fd.Settings{Formula: fd.Central, Step: 1e-6})
+		num := flattenMap(fdGradient(t, v, m))
 		ana := flattenMap(grad)
 		for i := range ana {
 			// Central differences with step h have error O(h²·f''') plus
@@ -279,7 +271,7 @@ func TestWVCMCDescends(t *testing.T) {
 		rng := rand.New(rand.NewPCG(17, uint64(access)))
 		rx := transmit(t, rng, access, cs, 200, 5)
 		init, _, _ := InitialMap(rx)
-		fit, err := WVCMC(rng, rx, target, init, Optimizer{Method: SGD, Eta: 1e-3, Iters: 100, Trace: true})
+		fit, err := WVCMC(context.Background(), rng, rx, target, init, Settings{Method: SGD{Step: 1e-3, Iters: 100}, Holdout: Off, Trace: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -300,7 +292,7 @@ func TestWVCMCGuardCatchesHugeStep(t *testing.T) {
 	rng := rand.New(rand.NewPCG(19, 20))
 	rx := transmit(t, rng, channel.NOMA, cs, 50, 5)
 	init, _, _ := InitialMap(rx)
-	fit, err := WVCMC(rng, rx, target, init, Optimizer{Method: SGD, Eta: 1e6, Iters: 20})
+	fit, err := WVCMC(context.Background(), rng, rx, target, init, Settings{Method: SGD{Step: 1e6, Iters: 20}, Holdout: Off})
 	if err != nil {
 		if !errors.Is(err, ErrDiverged) {
 			t.Fatalf("error %v does not wrap ErrDiverged", err)
@@ -325,30 +317,43 @@ func TestLBFGSReachesGaussianNOMAOptimum(t *testing.T) {
 	cs := []*mat.SymDense{toeplitz(d, 0.1), toeplitz(d, 0.5), toeplitz(d, 0.8)}
 	c := globalCov(cs)
 	target, _ := model.NewGaussian(nil, c)
-	rng := rand.New(rand.NewPCG(23, 24))
-	samples := make([]*mat.Dense, len(cs))
-	for k, ck := range cs {
-		samples[k] = draw(rng, ck, 30)
+	for _, tc := range []struct {
+		s   Settings
+		tol float64
+	}{
+		// Plain L-BFGS, stopped by its stall test.
+		{Settings{Holdout: Off}, 1e-6},
+		// Whitened, stopped at ‖∇L̃‖ = 1e-6 of its start value: the
+		// gradient is (C^{-1} W Σ̂ Wᵀ − I) W^{-ᵀ}, so W Σ̂ Wᵀ is off C by
+		// about 1e-6 times the condition numbers of C and W.
+		{Converged(0), 1e-5},
+	} {
+		rng := rand.New(rand.NewPCG(23, 24))
+		samples := make([]*mat.Dense, len(cs))
+		for k, ck := range cs {
+			samples[k] = draw(rng, ck, 30)
+		}
+		rx, err := channel.Transmit(rng, channel.Config{Access: channel.NOMA, Repetition: 1, Power: 7, SNRdB: 5}, samples)
+		if err != nil {
+			t.Fatal(err)
+		}
+		init, _, _ := InitialMap(rx)
+		fit, err := WVCMC(context.Background(), rng, rx, target, init, tc.s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		theta := fit.Map.Apply(rx)
+		var m mat.SymDense
+		m.SymOuterK(1/float64(rx.S), theta.T())
+		e := relFrob(&m, c)
+		t.Logf("%+v: %d iterations, %d gradient evaluations, %v, W Σ̂ Wᵀ off C by %.2g", tc.s.Method, fit.Iters, fit.Evaluations, fit.Status, e)
+		if e > tc.tol {
+			t.Fatalf("%+v: W Σ̂ Wᵀ differs from C by %g (status %v, %d iterations)", tc.s.Method, e, fit.Status, fit.Iters)
+		}
+		if fit.Shrinks != 0 || fit.Method.Name() != NameLBFGS {
+			t.Fatalf("fit %+v", fit)
+		}
 	}
-	rx, err := channel.Transmit(rng, channel.Config{Access: channel.NOMA, Repetition: 1, Power: 7, SNRdB: 5}, samples)
-	if err != nil {
-		t.Fatal(err)
-	}
-	init, _, _ := InitialMap(rx)
-	fit, err := WVCMC(rng, rx, target, init, Optimizer{Method: LBFGS})
-	if err != nil {
-		t.Fatal(err)
-	}
-	theta := fit.Map.Apply(rx)
-	var m mat.SymDense
-	m.SymOuterK(1/float64(rx.S), theta.T())
-	if e := relFrob(&m, c); e > 1e-6 {
-		t.Fatalf("W Σ̂ Wᵀ differs from C by %g (status %s, %d iterations)", e, fit.Status, fit.Iters)
-	}
-	if fit.Shrinks != 0 || fit.Method != LBFGS {
-		t.Fatalf("fit %+v", fit)
-	}
-	t.Logf("L-BFGS: %d iterations, %d gradient evaluations, %s", fit.Iters, fit.Evaluations, fit.Status)
 }
 
 func TestAdamDescendsOnMinibatches(t *testing.T) {
@@ -370,7 +375,7 @@ func TestAdamDescendsOnMinibatches(t *testing.T) {
 		for _, w := range init.W {
 			w.Scale(1.5, w)
 		}
-		fit, err := WVCMC(rng, rx, target, init, Optimizer{Method: Adam, Iters: 300, BatchSize: 10})
+		fit, err := WVCMC(context.Background(), rng, rx, target, init, Settings{Method: Adam{Iters: 300, BatchSize: 10}, Holdout: Off})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -448,13 +453,13 @@ func TestHoldoutStopsUnboundedOMAObjective(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := WVCMC(rng, rx, target, init, Optimizer{Method: LBFGS, Iters: 300})
+		a, err := WVCMC(context.Background(), rng, rx, target, init, Settings{Method: LBFGS{Iters: 300}, Holdout: Off})
 		if err == nil {
 			plain += relFrob(outputCov(a.Map, rx, cs), c)
 		} else {
 			plain += math.Inf(1) // running off is the failure under test
 		}
-		b, err := WVCMC(rng, rx, target, init, Optimizer{Method: LBFGS, Iters: 300, Holdout: 0.2})
+		b, err := WVCMC(context.Background(), rng, rx, target, init, Settings{Method: LBFGS{Iters: 300}, Holdout: 0.2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -469,33 +474,34 @@ func TestHoldoutStopsUnboundedOMAObjective(t *testing.T) {
 	}
 }
 
-func TestWVCMCStopsWithinOneIterationOfDone(t *testing.T) {
-	// Observe closes Done after iteration 3: every optimiser must return
-	// ErrCancelled at that iteration, not run on to its limit or return a
-	// map as if it had finished.
+func TestWVCMCStopsWithinOneIterationOfCancel(t *testing.T) {
+	// Observe cancels the context after iteration 3: every optimiser must
+	// return ErrCancelled (and the context's cause) at that iteration, not
+	// run on to its limit or return a map as if it had finished.
 	const d = 3
 	cs := []*mat.SymDense{toeplitz(d, 0.1), toeplitz(d, 0.5), toeplitz(d, 0.8)}
 	target, _ := model.NewGaussian(nil, globalCov(cs))
-	for _, method := range []string{SGD, Adam, LBFGS} {
-		for _, holdout := range []float64{0, 0.2} {
+	for _, method := range []Method{SGD{Step: 1e-3, Iters: 100}, Adam{Step: 1e-3, Iters: 100}, LBFGS{Iters: 100}, LBFGS{Iters: 100, Whiten: true}} {
+		for _, holdout := range []float64{Off, 0.2} {
 			rng := rand.New(rand.NewPCG(29, 30))
 			rx := transmit(t, rng, channel.NOMA, cs, 200, 5)
 			init, _, _ := InitialMap(rx)
-			done := make(chan struct{})
+			ctx, cancel := context.WithCancel(context.Background())
 			last := 0
-			opt := Optimizer{Method: method, Eta: 1e-3, Iters: 100, Holdout: holdout, Patience: 1000, Done: done,
+			s := Settings{Method: method, Holdout: holdout, Patience: 1000,
 				Observe: func(iter, _ int, _ Map) {
 					last = iter
 					if iter == 3 {
-						close(done)
+						cancel()
 					}
 				}}
-			fit, err := WVCMC(rng, rx, target, init, opt)
-			if !errors.Is(err, ErrCancelled) || fit != nil {
-				t.Fatalf("%s holdout %g: got fit %v, error %v; want ErrCancelled", method, holdout, fit, err)
+			fit, err := WVCMC(ctx, rng, rx, target, init, s)
+			cancel()
+			if !errors.Is(err, ErrCancelled) || !errors.Is(err, context.Canceled) || fit != nil {
+				t.Fatalf("%+v holdout %g: got fit %v, error %v; want ErrCancelled wrapping context.Canceled", method, holdout, fit, err)
 			}
 			if last != 3 {
-				t.Fatalf("%s holdout %g: ran to iteration %d after Done closed at 3", method, holdout, last)
+				t.Fatalf("%+v holdout %g: ran to iteration %d after the context was cancelled at 3", method, holdout, last)
 			}
 		}
 	}

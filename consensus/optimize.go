@@ -1,6 +1,7 @@
 package consensus
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -13,102 +14,43 @@ import (
 	"wcmc/model"
 )
 
-// Optimiser names.
-const (
-	// SGD is the paper's literal procedure (Algorithms 1–2): fixed step η,
-	// t_m iterations, full batch or minibatches.
-	SGD = "sgd"
-	// LBFGS minimises the full-batch objective with gonum's L-BFGS, stopping
-	// on a small gradient or a stalled objective. It needs no step size.
-	LBFGS = "lbfgs"
-	// Adam runs Adam on minibatch gradients with a step relative to the scale
-	// of the start map, decayed linearly to zero.
-	Adam = "adam"
-)
-
-// Optimizer configures the WVCMC optimisation.
-type Optimizer struct {
-	Method string // SGD, LBFGS or Adam
-	// Eta is SGD's step η, or Adam's relative step α (the step on each entry
-	// of W_k is α times the root-mean-square entry of the start W_k; 0 means
-	// DefaultAdamStep).
-	Eta float64
-	// Iters is t_m for SGD and Adam, and the maximum number of major
-	// iterations for L-BFGS (0 means DefaultLBFGSIters).
-	Iters int
-	// BatchSize N_b; 0 or ≥ N means full batch. L-BFGS needs full batches.
-	BatchSize int
-	// Holdout is the fraction of the S signals (the last ones) kept out of
-	// the objective and used to stop early: the run returns the map with the
-	// best held-out objective and stops after Patience iterations without
-	// improvement. With S below the number of free directions (OMA with
-	// S < K·m_r) the in-sample objective is unbounded below, and only a
-	// held-out criterion makes "converged" meaningful. 0 disables it.
-	Holdout float64
-	// Patience is the number of non-improving iterations tolerated under
-	// Holdout (0 means DefaultPatience).
-	Patience int
-	// RelTol stops L-BFGS when the objective has improved by less than
-	// RelTol·|L̃| over 10 consecutive iterations (0 means DefaultRelTol).
-	RelTol float64
-	// Trace records the objective after every iteration (one extra pass
-	// over the data per iteration for SGD and Adam); otherwise only the
-	// start and final values.
-	Trace bool
-	// Observe, if set, is called after every iteration with the iteration
-	// count (1-based), the gradient evaluations so far (each costs N_b·S
-	// per-example gradients; L-BFGS line searches make it exceed the
-	// iterations) and the current map (valid only during the call).
-	Observe func(iter, evaluations int, m Map)
-	// Done, if set, is checked after every iteration: once it is closed the
-	// run is abandoned and WVCMC returns an error wrapping ErrCancelled (a
-	// runner passes its context's Done channel, so that Ctrl-C stops a long
-	// optimisation within one iteration).
-	Done <-chan struct{}
-}
-
-// ErrCancelled is wrapped by the error WVCMC returns when Optimizer.Done
-// was closed before the run finished.
+// ErrCancelled is wrapped, with the context's cause, by the error WVCMC
+// returns when its context was cancelled before the run finished.
 var ErrCancelled = errors.New("WVCMC: optimisation cancelled")
 
-// cancelled reports whether done (possibly nil) is closed.
-func cancelled(done <-chan struct{}) bool {
-	select {
-	case <-done:
-		return true
-	default:
-		return false
-	}
-}
+// ErrDiverged is wrapped by the error of a run the guard could not recover.
+var ErrDiverged = errors.New("WVCMC diverged")
 
-// Defaults of the step-free optimisers.
-const (
-	DefaultAdamStep   = 0.01
-	DefaultLBFGSIters = 1000
-	// DefaultRelTol: L̃ is an average log-density of order N; a relative
-	// change of 1e-7 is far below the Monte Carlo error of the S-sample
-	// average that defines it.
-	DefaultRelTol = 1e-7
-	// DefaultPatience: iterations without held-out improvement before
-	// stopping.
-	DefaultPatience = 5
-	// maxShrinks bounds the consecutive halvings of a step the divergence
-	// guard may make before it gives up.
-	maxShrinks = 40
-)
+// maxShrinks bounds the consecutive halvings of a step the divergence
+// guard may make before it gives up.
+const maxShrinks = 40
 
 // Fit is the outcome of a WVCMC optimisation.
 type Fit struct {
-	Map    Map
-	Method string
-	Iters  int // iterations made
-	// Evaluations counts gradient evaluations (each costs N_b·S per-example
-	// gradients, docs/MATH.md note 8).
+	Map Map
+	// Method is the optimiser run, with its defaults filled in.
+	Method Method
+	// Holdout is the fraction of the signals held out (0: none).
+	Holdout float64
+	Iters   int // iterations made
+	// Evaluations counts gradient evaluations (each costs N_b·S
+	// per-example gradients, docs/MATH.md note 8).
 	Evaluations int
 	// Objective holds L̃ (up to a constant) at the start and after each
 	// iteration when traced, else at the start and the end.
 	Objective []float64
-	GradNorm  float64 // Frobenius norm of the last gradient
+	// GradNorm and StartGradNorm are ‖∇L̃‖_F, full batch on the fitted
+	// signals, at Map and at the start map; under LBFGS.Whiten the norm of
+	// the gradient of the problem solved, ‖∇L̃ V‖_F.
+	GradNorm, StartGradNorm float64
+	// Unspanned is the number of receive dimensions (of streams·m_r) the
+	// fitted signals do not span: streams·m_r minus the rank of the stacked
+	// signals (computed under LBFGS.Whiten, else min(S, streams·m_r), the
+	// rank of noisy signals). When it is positive the in-sample objective
+	// is unbounded below: growing W along those directions leaves every
+	// in-sample output θ_s unchanged while the entropy terms grow without
+	// bound.
+	Unspanned int
 	// Shrinks counts steps the divergence guard undid and halved; 0 means
 	// the run followed its nominal steps exactly.
 	Shrinks int
@@ -116,16 +58,29 @@ type Fit struct {
 	// kept and its held-out objective.
 	BestIter int
 	HeldOut  float64
-	// FinalStep is SGD's step after any shrinking.
+	// FinalStep is SGD's or Adam's step after any shrinking.
 	FinalStep float64
-	Status    string // why it stopped
+	// Status says why the run stopped; Message details a Failed or
+	// LineSearchFailed status.
+	Status  Status
+	Message string
 }
 
-// ErrDiverged is wrapped by the error of a run the guard could not recover.
-var ErrDiverged = errors.New("WVCMC diverged")
+// RelGradNorm is GradNorm / StartGradNorm (NaN when the start gradient is
+// zero).
+func (f *Fit) RelGradNorm() float64 {
+	if f.StartGradNorm == 0 {
+		return math.NaN()
+	}
+	return f.GradNorm / f.StartGradNorm
+}
 
 // WVCMC optimises the variational objective (eq: obj OMA / eq: obj NOMA)
-// over the linear map, starting from init, with the chosen optimiser.
+// over the linear map, starting from init, with the optimiser and
+// settings of s (the zero Settings: L-BFGS with DefaultHoldout held out).
+// Minibatches, if any, are drawn from rng. The run is abandoned within one
+// iteration of ctx being cancelled, with an error wrapping ErrCancelled
+// and the context's cause.
 //
 // Every optimiser is guarded: a step after which some W_k is non-finite,
 // W_k E_k or W_k W_kᵀ is singular, or a log-determinant moves by more than
@@ -133,27 +88,24 @@ var ErrDiverged = errors.New("WVCMC diverged")
 // undone and retried with half the step; the count is reported in
 // Fit.Shrinks. After maxShrinks consecutive halvings the run fails with an
 // error wrapping ErrDiverged. No optimiser returns a non-finite map.
-func WVCMC(rng *rand.Rand, rx *channel.Received, target model.Target, init Map, opt Optimizer) (*Fit, error) {
+func WVCMC(ctx context.Context, rng *rand.Rand, rx *channel.Received, target model.Target, init Map, s Settings) (*Fit, error) {
+	r, err := s.resolve()
+	if err != nil {
+		return nil, err
+	}
 	fitRx := rx
 	var stop *earlyStop
-	if opt.Holdout != 0 {
-		if !(opt.Holdout > 0 && opt.Holdout < 1) {
-			return nil, fmt.Errorf("WVCMC: holdout fraction %v must be in [0, 1)", opt.Holdout)
-		}
-		nv := int(math.Round(opt.Holdout * float64(rx.S)))
+	if r.holdout > 0 {
+		nv := int(math.Round(r.holdout * float64(rx.S)))
 		if nv < 1 || rx.S-nv < 2 {
-			return nil, fmt.Errorf("WVCMC: cannot hold out %g of S = %d signals", opt.Holdout, rx.S)
+			return nil, fmt.Errorf("WVCMC: cannot hold out %g of S = %d signals", r.holdout, rx.S)
 		}
 		fitRx = rx.Rows(0, rx.S-nv)
 		val, err := NewVariational(rx.Rows(rx.S-nv, rx.S), target)
 		if err != nil {
 			return nil, err
 		}
-		patience := opt.Patience
-		if patience == 0 {
-			patience = DefaultPatience
-		}
-		stop = &earlyStop{val: val, patience: patience}
+		stop = &earlyStop{val: val, patience: r.Patience}
 	}
 	v, err := NewVariational(fitRx, target)
 	if err != nil {
@@ -168,30 +120,64 @@ func WVCMC(rng *rand.Rand, rx *channel.Received, target model.Target, init Map, 
 			return nil, fmt.Errorf("WVCMC: start map (held out): %w", err)
 		}
 	}
-	var fit *Fit
-	switch opt.Method {
-	case SGD, Adam:
-		fit, err = v.firstOrder(rng, init, f0, opt, stop)
-	case LBFGS:
-		fit, err = v.lbfgs(init, f0, opt, stop)
-	default:
-		return nil, fmt.Errorf("unknown optimiser %q (want %s, %s or %s)", opt.Method, SGD, LBFGS, Adam)
-	}
-	if err != nil || stop == nil {
-		return fit, err
-	}
-	fit.Map = stop.best
-	fit.BestIter = stop.bestIter
-	fit.HeldOut = stop.bestVal
-	if !opt.Trace {
-		// Start and end of the in-sample objective, for the kept map.
-		f, err := v.Value(fit.Map)
+	var c coords = raw{}
+	unspanned := max(0, fitRx.Streams()*fitRx.Mr-fitRx.S)
+	if m, ok := r.Method.(LBFGS); ok && m.Whiten {
+		w, err := newWhitened(fitRx, init)
 		if err != nil {
-			return nil, fmt.Errorf("WVCMC: kept map: %w", err)
+			return nil, err
 		}
-		fit.Objective = []float64{f0, f}
+		c, unspanned = w, w.unspanned
+	}
+	g0, err := v.gradNorm(init, c)
+	if err != nil {
+		return nil, fmt.Errorf("WVCMC: start map: %w", err)
+	}
+	var fit *Fit
+	switch m := r.Method.(type) {
+	case SGD:
+		fit, err = v.firstOrder(ctx, rng, init, f0, r, m.Step, m.Iters, m.BatchSize, false, stop)
+	case Adam:
+		fit, err = v.firstOrder(ctx, rng, init, f0, r, m.Step, m.Iters, m.BatchSize, true, stop)
+	case LBFGS:
+		fit, err = v.lbfgs(ctx, init, f0, r, m, c, g0, stop)
+	}
+	if err != nil {
+		return nil, err
+	}
+	fit.Method, fit.Holdout, fit.StartGradNorm, fit.Unspanned = r.Method, r.holdout, g0, unspanned
+	if stop != nil {
+		fit.Map = stop.best
+		fit.BestIter = stop.bestIter
+		fit.HeldOut = stop.bestVal
+		if !r.Trace {
+			// Start and end of the in-sample objective, for the kept map.
+			f, err := v.Value(fit.Map)
+			if err != nil {
+				return nil, fmt.Errorf("WVCMC: kept map: %w", err)
+			}
+			fit.Objective = []float64{f0, f}
+		}
+	}
+	if fit.GradNorm, err = v.gradNorm(fit.Map, c); err != nil {
+		return nil, fmt.Errorf("WVCMC: final map: %w", err)
 	}
 	return fit, nil
+}
+
+// gradNorm is the full-batch ‖∇L̃(m)‖_F in coordinates c. It is a
+// diagnostic, not counted in Fit.Evaluations.
+func (v *Variational) gradNorm(m Map, c coords) (float64, error) {
+	g := zeroLike(m)
+	if err := v.Gradient(g, m, nil); err != nil {
+		return math.NaN(), err
+	}
+	return c.norm(g), nil
+}
+
+// cancelled is the error of a run whose context ended after iteration it.
+func cancelled(ctx context.Context, it int, method string) error {
+	return fmt.Errorf("%w at iteration %d of %s: %w", ErrCancelled, it, method, context.Cause(ctx))
 }
 
 // earlyStop tracks the held-out objective and the best map seen.
@@ -204,7 +190,12 @@ type earlyStop struct {
 	since    int
 }
 
-var errEarlyStop = errors.New("held-out objective stopped improving")
+var (
+	errEarlyStop = errors.New("held-out objective stopped improving")
+	errBudget    = errors.New("evaluation budget spent")
+	// errLeftRegion marks a trial point Confine rejects.
+	errLeftRegion = errors.New("a det(W_k E_k) changed sign: the step crossed a singular map")
+)
 
 // observe records the map after iteration it and returns errEarlyStop
 // when the held-out objective has not improved for patience iterations.
@@ -228,24 +219,15 @@ func (e *earlyStop) observe(m Map, it int) error {
 	return nil
 }
 
-// firstOrder runs SGD or Adam with the divergence guard.
-func (v *Variational) firstOrder(rng *rand.Rand, init Map, f0 float64, opt Optimizer, stop *earlyStop) (*Fit, error) {
-	adam := opt.Method == Adam
-	if opt.Iters < 0 {
-		return nil, fmt.Errorf("WVCMC: %d iterations", opt.Iters)
-	}
-	step := opt.Eta
-	if adam && step == 0 {
-		step = DefaultAdamStep
-	}
-	if !(step > 0) || math.IsInf(step, 0) {
-		return nil, fmt.Errorf("WVCMC %s: step %v must be positive and finite", opt.Method, step)
-	}
+// firstOrder runs SGD or Adam (step η or relative step α, iters
+// iterations, minibatches of batch) with the divergence guard.
+func (v *Variational) firstOrder(ctx context.Context, rng *rand.Rand, init Map, f0 float64, r resolved, step float64, iters, batchSize int, adam bool, stop *earlyStop) (*Fit, error) {
+	name := r.Method.Name()
 	m := init.Clone()
 	prev := m.Clone()
 	grad := m.Clone()
-	fit := &Fit{Method: opt.Method, Objective: []float64{f0}}
-	batch, perm := v.batchBuffers(opt.BatchSize)
+	fit := &Fit{Objective: []float64{f0}, Status: IterationCap}
+	batch, perm := v.batchBuffers(batchSize)
 
 	// Adam state: first and second moments, and per-stream step scales.
 	var mom, sec Map
@@ -264,20 +246,19 @@ func (v *Variational) firstOrder(rng *rand.Rand, init Map, f0 float64, opt Optim
 		return nil, err
 	}
 	shrink := 1.0
-	for t := 1; t <= opt.Iters; t++ {
+	for t := 1; t <= iters; t++ {
 		if batch != nil {
 			drawBatch(rng, perm, batch)
 		}
 		if err := v.Gradient(grad, m, batch); err != nil {
-			return nil, fmt.Errorf("WVCMC %s iteration %d: %w", opt.Method, t, err)
+			return nil, fmt.Errorf("WVCMC %s iteration %d: %w", name, t, err)
 		}
 		fit.Evaluations++
-		fit.GradNorm = frob(grad)
 		copyMap(prev, m)
 		if adam {
 			c1 := 1 - math.Pow(b1, float64(t))
 			c2 := 1 - math.Pow(b2, float64(t))
-			decay := 1 - float64(t-1)/float64(opt.Iters)
+			decay := 1 - float64(t-1)/float64(iters)
 			for k := range m.W {
 				g, mk, sk := grad.W[k].RawMatrix().Data, mom.W[k].RawMatrix().Data, sec.W[k].RawMatrix().Data
 				mk2 := m.W[k].RawMatrix().Data
@@ -309,7 +290,7 @@ func (v *Variational) firstOrder(rng *rand.Rand, init Map, f0 float64, opt Optim
 			fit.Shrinks++
 			if tries > maxShrinks {
 				return nil, fmt.Errorf("%w at iteration %d of %s: the step was halved %d times (nominal step %g) and the map still breaks down; try a smaller step or the %s optimiser",
-					ErrDiverged, t, opt.Method, maxShrinks, step, LBFGS)
+					ErrDiverged, t, name, maxShrinks, step, NameLBFGS)
 			}
 			shrink /= 2
 			if adam {
@@ -323,55 +304,59 @@ func (v *Variational) firstOrder(rng *rand.Rand, init Map, f0 float64, opt Optim
 			}
 		}
 		fit.Iters = t
-		if opt.Trace || t == opt.Iters {
+		if r.Trace || t == iters {
 			f, err := v.Value(m)
 			if err != nil {
-				return nil, fmt.Errorf("%w at iteration %d of %s: %v", ErrDiverged, t, opt.Method, err)
+				return nil, fmt.Errorf("%w at iteration %d of %s: %v", ErrDiverged, t, name, err)
 			}
 			fit.Objective = append(fit.Objective, f)
 		}
-		if opt.Observe != nil {
-			opt.Observe(t, fit.Evaluations, m)
+		if r.Observe != nil {
+			r.Observe(t, fit.Evaluations, m)
 		}
-		if cancelled(opt.Done) {
-			return nil, fmt.Errorf("%w at iteration %d of %s", ErrCancelled, t, opt.Method)
+		if ctx.Err() != nil {
+			return nil, cancelled(ctx, t, name)
 		}
 		if stop != nil {
 			if err := stop.observe(m, t); err != nil {
-				fit.Status = err.Error()
+				fit.Status = HeldOutStop
 				break
 			}
 		}
+		if r.MaxEvaluations > 0 && fit.Evaluations >= r.MaxEvaluations {
+			fit.Status = BudgetSpent
+			break
+		}
+	}
+	if !r.Trace && fit.Iters < iters && stop == nil {
+		// Stopped before the last iteration: its objective is the end.
+		f, err := v.Value(m)
+		if err != nil {
+			return nil, fmt.Errorf("%w at iteration %d of %s: %v", ErrDiverged, fit.Iters, name, err)
+		}
+		fit.Objective = append(fit.Objective, f)
 	}
 	fit.FinalStep = step * shrink
-	if fit.Status == "" {
-		fit.Status = "iteration limit"
-	}
 	fit.Map = m
 	return fit, nil
 }
 
-// lbfgs minimises the full-batch objective with gonum's L-BFGS. A trial
-// point where the objective is undefined (a singular map) is given the
-// value +Inf, which the line search rejects by shrinking its step.
-func (v *Variational) lbfgs(init Map, f0 float64, opt Optimizer, stop *earlyStop) (*Fit, error) {
-	if opt.BatchSize > 0 {
-		if mb, ok := v.target.(model.Minibatcher); ok && opt.BatchSize < mb.NumData() {
-			return nil, fmt.Errorf("WVCMC: L-BFGS needs full batches (N_b = %d < N = %d); use %s for minibatches", opt.BatchSize, mb.NumData(), Adam)
-		}
-	}
-	iters := opt.Iters
-	if iters == 0 {
-		iters = DefaultLBFGSIters
-	}
-	relTol := opt.RelTol
-	if relTol == 0 {
-		relTol = DefaultRelTol
-	}
+// lbfgs minimises the full-batch objective with gonum's L-BFGS in
+// coordinates c; g0 is the start gradient norm. A trial point where the
+// objective is undefined (a singular map) is given the value +Inf, which
+// the line search rejects by shrinking its step.
+func (v *Variational) lbfgs(ctx context.Context, init Map, f0 float64, r resolved, opt LBFGS, c coords, g0 float64, stop *earlyStop) (*Fit, error) {
 	m := init.Clone()
 	grad := m.Clone()
-	fit := &Fit{Method: LBFGS, Objective: []float64{f0}}
-	x0 := flattenMap(init)
+	fit := &Fit{Objective: []float64{f0}}
+	x0 := c.fromMap(init)
+	var signs []float64 // of det(W_k E_k) at the start, under Confine
+	if opt.Confine {
+		if _, err := v.Value(init); err != nil {
+			return nil, err
+		}
+		signs = append(signs, v.signs...)
+	}
 	// gonum asks for the value and then the gradient at the same point;
 	// both come from one fused pass, cached by point.
 	var (
@@ -384,17 +369,19 @@ func (v *Variational) lbfgs(init Map, f0 float64, opt Optimizer, stop *earlyStop
 			if cacheX != nil && floatsEqual(cacheX, x) {
 				return
 			}
-			unflattenMap(m, x)
+			c.toMap(m, x)
 			fit.Evaluations++
 			f, err := v.ValueGrad(grad, m)
 			cacheX = append(cacheX[:0], x...)
+			if err == nil && signs != nil && !floatsEqual(signs, v.signs) {
+				err = errLeftRegion
+			}
 			cacheF, cacheOK = f, err == nil
 			if err != nil {
 				lastErr = err
 				return
 			}
-			cacheG = append(cacheG[:0], flattenMap(grad)...)
-			fit.GradNorm = frob(grad)
+			cacheG = c.pullback(cacheG[:0], grad)
 		}
 	)
 	prob := optimize.Problem{
@@ -416,28 +403,37 @@ func (v *Variational) lbfgs(init Map, f0 float64, opt Optimizer, stop *earlyStop
 			copy(g, cacheG)
 		},
 	}
+	conv := &converger{c: c, gradTol: opt.GradTol * g0}
+	if opt.RelTol != Off {
+		conv.stall = &optimize.FunctionConverge{Relative: opt.RelTol, Iterations: 10}
+	}
 	settings := &optimize.Settings{
-		MajorIterations: iters,
-		Converger:       &optimize.FunctionConverge{Relative: relTol, Iterations: 10},
+		MajorIterations: opt.Iters,
+		Converger:       conv,
 		Recorder: recorderFunc(func(loc *optimize.Location, op optimize.Operation) error {
 			if op != optimize.MajorIteration {
 				return nil
 			}
 			fit.Iters++
-			if opt.Trace {
+			if r.Trace {
 				fit.Objective = append(fit.Objective, loc.F)
 			}
-			if opt.Observe != nil || stop != nil {
-				unflattenMap(m, loc.X)
+			if r.Observe != nil || stop != nil {
+				c.toMap(m, loc.X)
 			}
-			if opt.Observe != nil {
-				opt.Observe(fit.Iters, fit.Evaluations, m)
+			if r.Observe != nil {
+				r.Observe(fit.Iters, fit.Evaluations, m)
 			}
-			if cancelled(opt.Done) {
-				return fmt.Errorf("%w at iteration %d of %s", ErrCancelled, fit.Iters, LBFGS)
+			if ctx.Err() != nil {
+				return cancelled(ctx, fit.Iters, NameLBFGS)
 			}
 			if stop != nil {
-				return stop.observe(m, fit.Iters)
+				if err := stop.observe(m, fit.Iters); err != nil {
+					return err
+				}
+			}
+			if r.MaxEvaluations > 0 && fit.Evaluations >= r.MaxEvaluations {
+				return errBudget
 			}
 			return nil
 		}),
@@ -447,8 +443,8 @@ func (v *Variational) lbfgs(init Map, f0 float64, opt Optimizer, stop *earlyStop
 		return nil, err
 	}
 	if errors.Is(err, errEarlyStop) && stop != nil {
-		// The best map is stop.best; res may be nil after a recorder stop.
-		fit.Status = err.Error()
+		// The best map is stop.best; WVCMC sets it.
+		fit.Status = HeldOutStop
 		return fit, nil
 	}
 	if res == nil || math.IsInf(res.F, 0) || math.IsNaN(res.F) || !allFinite(res.X) {
@@ -457,19 +453,58 @@ func (v *Variational) lbfgs(init Map, f0 float64, opt Optimizer, stop *earlyStop
 	// A line-search failure after progress still leaves the best point
 	// found; it is kept and the status says why the run stopped.
 	out := init.Clone()
-	unflattenMap(out, res.X)
+	c.toMap(out, res.X)
 	fit.Map = out
-	if !opt.Trace {
+	if !r.Trace {
 		fit.Objective = append(fit.Objective, res.F)
 	}
-	if res.Gradient != nil {
-		fit.GradNorm = math.Sqrt(floatsDot(res.Gradient, res.Gradient))
-	}
-	fit.Status = res.Status.String()
-	if err != nil {
-		fit.Status += ": " + err.Error()
-	}
+	fit.Status, fit.Message = lbfgsStatus(res.Status, err)
 	return fit, nil
+}
+
+// lbfgsStatus translates gonum's outcome.
+func lbfgsStatus(s optimize.Status, err error) (Status, string) {
+	switch {
+	case errors.Is(err, errBudget):
+		return BudgetSpent, ""
+	case errors.Is(err, optimize.ErrLinesearcherFailure):
+		return LineSearchFailed, err.Error()
+	case err != nil:
+		return Failed, fmt.Sprintf("%v: %v", s, err)
+	}
+	switch s {
+	case optimize.GradientThreshold:
+		return GradientConverged, ""
+	case optimize.FunctionConvergence:
+		return ObjectiveStalled, ""
+	case optimize.IterationLimit:
+		return IterationCap, ""
+	}
+	return Failed, s.String()
+}
+
+// converger stops L-BFGS when the gradient norm (in the map's
+// coordinates) is at most gradTol, or when the stall test fires.
+type converger struct {
+	c       coords
+	gradTol float64 // 0: no gradient test
+	stall   *optimize.FunctionConverge
+}
+
+func (cv *converger) Init(dim int) {
+	if cv.stall != nil {
+		cv.stall.Init(dim)
+	}
+}
+
+func (cv *converger) Converged(loc *optimize.Location) optimize.Status {
+	if cv.gradTol > 0 && loc.Gradient != nil && cv.c.normX(loc.Gradient) <= cv.gradTol {
+		return optimize.GradientThreshold
+	}
+	if cv.stall != nil {
+		return cv.stall.Converged(loc)
+	}
+	return optimize.NotTerminated
 }
 
 type recorderFunc func(*optimize.Location, optimize.Operation) error

@@ -53,6 +53,9 @@ type Variational struct {
 	sym     *mat.SymDense
 	x, y    *mat.Dense
 	ent     *mat.Dense
+
+	// signs[k] is the sign of det(W_k E_k) at the last evaluation.
+	signs []float64
 }
 
 // NewVariational prepares the objective for rx and target.
@@ -84,6 +87,7 @@ func NewVariational(rx *channel.Received, target model.Target) (*Variational, er
 	v.we = mat.NewDense(d, d, nil)
 	v.piv = make([]int, d)
 	v.logDiag = make([]float64, d)
+	v.signs = make([]float64, rx.Streams())
 	v.sym = mat.NewSymDense(d, nil)
 	v.x = mat.NewDense(d, mr, nil)
 	v.y = mat.NewDense(d, mr, nil)
@@ -197,9 +201,15 @@ func (v *Variational) logDets(w *mat.Dense, k int, withGrad bool) (float64, erro
 	gemm(blas.NoTrans, blas.NoTrans, w.RawMatrix(), v.enc[k].RawMatrix(), we)
 	// W E = P L U in place; log|det| is Σ log|U_ii| (mat.LU.LogDet).
 	luOK := lapack64.Getrf(we, v.piv)
+	sign := 1.0
 	for i := range v.logDiag {
-		v.logDiag[i] = math.Log(math.Abs(we.Data[i*we.Stride+i]))
+		u := we.Data[i*we.Stride+i]
+		v.logDiag[i] = math.Log(math.Abs(u))
+		if (u < 0) != (v.piv[i] != i) {
+			sign = -sign
+		}
 	}
+	v.signs[k] = sign
 	ldWE := floats.Sum(v.logDiag)
 	// W Wᵀ = Uᵀ U in place; log det is Σ 2 log U_ii (mat.Cholesky.LogDet).
 	v.sym.SymOuterK(1, w)

@@ -45,21 +45,14 @@ const mnistHoldOutEvery = 5
 // first without and then with a .gz suffix; compression is detected from
 // its content.
 //
-// A missing file is an error naming each missing file and dir and listing
-// the expected names; a malformed file, an image/label count mismatch, or a
-// label outside 0…9 is an error naming the file.
+// A missing file is an error naming each missing file and dir, listing the
+// expected names and giving GoMNISTDownload; a malformed file, an
+// image/label count mismatch, or a label outside 0…9 is an error naming
+// the file.
 func LoadMNIST(dir string, classA, classB int, split string) (train, test Set, err error) {
-	if classA < 0 || classA > 9 || classB < 0 || classB > 9 || classA == classB {
-		return Set{}, Set{}, fmt.Errorf("mnist: classes %d and %d, want two different digits in 0…9", classA, classB)
-	}
-	var names []string
-	switch split {
-	case SplitFull:
-		names = []string{MNISTTrainImages, MNISTTrainLabels, MNISTTestImages, MNISTTestLabels}
-	case SplitT10k:
-		names = []string{MNISTTestImages, MNISTTestLabels}
-	default:
-		return Set{}, Set{}, fmt.Errorf("mnist: unknown split %q, want %q or %q", split, SplitFull, SplitT10k)
+	names, err := mnistFiles(classA, classB, split)
+	if err != nil {
+		return Set{}, Set{}, err
 	}
 	paths, err := findMNISTFiles(dir, names)
 	if err != nil {
@@ -81,6 +74,86 @@ func LoadMNIST(dir string, classA, classB int, split string) (train, test Set, e
 		return Set{}, Set{}, fmt.Errorf("mnist: training images have %d pixels but test images %d", train.Dim(), testAll.Dim())
 	}
 	return train, testAll, nil
+}
+
+// LoadMNISTFeatures loads classA vs classB with LoadMNIST and maps each
+// image x to the covariates of Sec. VI-C: its scores Qᵀ(x − μ) on the first
+// pcaDim principal components of the training images (FitPCA; pcaDim = 0
+// keeps the pixels), followed by a constant 1 when intercept is set. So
+// d = pcaDim, or pcaDim + 1 with the intercept; the paper's setting is
+// pcaDim = 30 without intercept (d = 30).
+func LoadMNISTFeatures(dir string, classA, classB int, split string, pcaDim int, intercept bool) (train, test Set, err error) {
+	if pcaDim < 0 {
+		return Set{}, Set{}, fmt.Errorf("mnist: PCA dimension %d, want ≥ 0 (0 = raw pixels)", pcaDim)
+	}
+	if train, test, err = LoadMNIST(dir, classA, classB, split); err != nil {
+		return Set{}, Set{}, err
+	}
+	if pcaDim > 0 {
+		pca, err := FitPCA(train.U, pcaDim)
+		if err != nil {
+			return Set{}, Set{}, fmt.Errorf("mnist: PCA dimension %d of the training images: %w", pcaDim, err)
+		}
+		train.U, test.U = pca.Transform(train.U), pca.Transform(test.U)
+	}
+	if intercept {
+		train.U, test.U = WithBias(train.U), WithBias(test.U)
+	}
+	return train, test, nil
+}
+
+// MNISTSizes returns the numbers of training and test points LoadMNIST
+// returns for the same arguments, reading only the label files. For
+// SplitT10k a class of n test digits gives ⌊n/5⌋ held-out points.
+func MNISTSizes(dir string, classA, classB int, split string) (nTrain, nTest int, err error) {
+	names, err := mnistFiles(classA, classB, split)
+	if err != nil {
+		return 0, 0, err
+	}
+	paths, err := findMNISTFiles(dir, names)
+	if err != nil {
+		return 0, 0, err
+	}
+	test, err := countMNISTClasses(paths[MNISTTestLabels], classA, classB)
+	if err != nil {
+		return 0, 0, err
+	}
+	if split == SplitT10k {
+		held := test[0]/mnistHoldOutEvery + test[1]/mnistHoldOutEvery
+		return test[0] + test[1] - held, held, nil
+	}
+	train, err := countMNISTClasses(paths[MNISTTrainLabels], classA, classB)
+	if err != nil {
+		return 0, 0, err
+	}
+	return train[0] + train[1], test[0] + test[1], nil
+}
+
+// MNISTSplitIn returns the split the files in dir support: SplitFull if
+// all four MNIST files are there (plain or .gz), SplitT10k if only the two
+// t10k files are, and "" otherwise. Only names are checked, not content.
+func MNISTSplitIn(dir string) string {
+	for _, split := range []string{SplitFull, SplitT10k} {
+		names, _ := mnistFiles(0, 1, split)
+		if _, err := findMNISTFiles(dir, names); err == nil {
+			return split
+		}
+	}
+	return ""
+}
+
+// mnistFiles checks the classes and returns the files split needs.
+func mnistFiles(classA, classB int, split string) ([]string, error) {
+	if classA < 0 || classA > 9 || classB < 0 || classB > 9 || classA == classB {
+		return nil, fmt.Errorf("mnist: classes %d and %d, want two different digits in 0…9", classA, classB)
+	}
+	switch split {
+	case SplitFull:
+		return []string{MNISTTrainImages, MNISTTrainLabels, MNISTTestImages, MNISTTestLabels}, nil
+	case SplitT10k:
+		return []string{MNISTTestImages, MNISTTestLabels}, nil
+	}
+	return nil, fmt.Errorf("mnist: unknown split %q, want %q or %q", split, SplitFull, SplitT10k)
 }
 
 // findMNISTFiles resolves each name in dir, plain or with .gz, and reports
@@ -106,8 +179,9 @@ func findMNISTFiles(dir string, names []string) (map[string]string, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("mnist: missing %s in directory %q (expected files, each plain or .gz: %s, %s, %s, %s)",
-			strings.Join(missing, " and "), dir, MNISTTrainImages, MNISTTrainLabels, MNISTTestImages, MNISTTestLabels)
+		return nil, fmt.Errorf("mnist: missing %s in directory %q (expected files, each plain or .gz: %s, %s, %s, %s; "+
+			"`%s` fetches all four into the Go module cache, in the data/ folder of the directory it prints as \"Dir\")",
+			strings.Join(missing, " and "), dir, MNISTTrainImages, MNISTTrainLabels, MNISTTestImages, MNISTTestLabels, GoMNISTDownload)
 	}
 	return paths, nil
 }
@@ -118,15 +192,12 @@ func loadMNISTPair(imgPath, labPath string, classA, classB int) (Set, error) {
 	if err != nil {
 		return Set{}, err
 	}
-	lab, err := ReadIDXFile(labPath)
-	if err != nil {
-		return Set{}, err
-	}
 	if len(img.Dims) != 3 {
 		return Set{}, fmt.Errorf("mnist: %s holds labels (idx1), want images (idx3-ubyte)", imgPath)
 	}
-	if len(lab.Dims) != 1 {
-		return Set{}, fmt.Errorf("mnist: %s holds images (idx3), want labels (idx1-ubyte)", labPath)
+	lab, err := readMNISTLabels(labPath)
+	if err != nil {
+		return Set{}, err
 	}
 	return selectClasses(img, lab, classA, classB, imgPath, labPath)
 }
@@ -141,17 +212,9 @@ func selectClasses(img, lab *IDX, classA, classB int, imgName, labName string) (
 	if px == 0 {
 		return Set{}, fmt.Errorf("mnist: %s has empty %d×%d images", imgName, img.Dims[1], img.Dims[2])
 	}
-	var keep []int
-	for i, l := range lab.Data {
-		if l > 9 {
-			return Set{}, fmt.Errorf("mnist: %s: label %d is %d, want a digit 0…9", labName, i, l)
-		}
-		if int(l) == classA || int(l) == classB {
-			keep = append(keep, i)
-		}
-	}
-	if len(keep) == 0 {
-		return Set{}, fmt.Errorf("mnist: %s has no images of digits %d or %d", labName, classA, classB)
+	keep, err := classRows(lab, classA, classB, labName)
+	if err != nil {
+		return Set{}, err
 	}
 	s := Set{U: mat.NewDense(len(keep), px, nil), V: make([]float64, len(keep))}
 	for r, i := range keep {
@@ -164,6 +227,58 @@ func selectClasses(img, lab *IDX, classA, classB int, imgName, labName string) (
 		}
 	}
 	return s, nil
+}
+
+// classRows returns the indices of the labels classA and classB, in file
+// order.
+func classRows(lab *IDX, classA, classB int, labName string) ([]int, error) {
+	var keep []int
+	for i, l := range lab.Data {
+		if l > 9 {
+			return nil, fmt.Errorf("mnist: %s: label %d is %d, want a digit 0…9", labName, i, l)
+		}
+		if int(l) == classA || int(l) == classB {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == 0 {
+		return nil, fmt.Errorf("mnist: %s has no images of digits %d or %d", labName, classA, classB)
+	}
+	return keep, nil
+}
+
+// readMNISTLabels reads an idx1-ubyte label file.
+func readMNISTLabels(path string) (*IDX, error) {
+	lab, err := ReadIDXFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(lab.Dims) != 1 {
+		return nil, fmt.Errorf("mnist: %s holds images (idx3), want labels (idx1-ubyte)", path)
+	}
+	return lab, nil
+}
+
+// countMNISTClasses reads a label file and counts the labels classA and
+// classB.
+func countMNISTClasses(path string, classA, classB int) ([2]int, error) {
+	lab, err := readMNISTLabels(path)
+	if err != nil {
+		return [2]int{}, err
+	}
+	keep, err := classRows(lab, classA, classB, path)
+	if err != nil {
+		return [2]int{}, err
+	}
+	var n [2]int
+	for _, i := range keep {
+		if int(lab.Data[i]) == classB {
+			n[1]++
+		} else {
+			n[0]++
+		}
+	}
+	return n, nil
 }
 
 // splitEveryNth holds out the points at within-class positions every−1,

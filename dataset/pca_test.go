@@ -97,7 +97,7 @@ func checkPCA(t *testing.T, p *PCA, x *mat.Dense, k int) {
 }
 
 func TestPCAMNIST(t *testing.T) {
-	skipWithoutMNIST(t)
+	realMNISTDir(t)
 	s, err := mnistZeroOne()
 	if err != nil {
 		t.Fatal(err)

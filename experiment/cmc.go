@@ -1,8 +1,10 @@
 package experiment
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 
@@ -36,9 +38,9 @@ type cmcConfig struct {
 	enabled   map[string]bool
 	omaPerWkr int // S under OMA
 	nomaPerWk int // S under NOMA
-	// done is the task's cancellation channel (runner.Task.Done), passed
-	// to the WVCMC optimisers.
-	done <-chan struct{}
+	// ctx is the task's context (taskContext), passed to the WVCMC
+	// optimisers.
+	ctx context.Context
 }
 
 // schemeOutput is what one scheme produced: the learned map, the link it
@@ -191,14 +193,13 @@ func (o *cmcOutput) gaussianScheme(name string, cfg cmcConfig, rx *channel.Recei
 // variational runs WVCMC from the paper's start point. A run that diverges
 // is reported as a skip with the optimiser's message — never as a number;
 // a cancelled run is an error (the task is abandoned, not recorded).
-func (o *cmcOutput) variational(rng *rand.Rand, name string, cfg cmcConfig, rx *channel.Received, opt consensus.Optimizer) error {
+func (o *cmcOutput) variational(rng *rand.Rand, name string, cfg cmcConfig, rx *channel.Received, opt consensus.Settings) error {
 	init, fallback, err := consensus.InitialMap(rx)
 	if err != nil {
 		o.skip(name, "start point: %v", err)
 		return nil
 	}
-	opt.Done = cfg.done
-	fit, err := consensus.WVCMC(rng, rx, cfg.target, init, opt)
+	fit, err := consensus.WVCMC(cfg.ctx, rng, rx, cfg.target, init, opt)
 	if errors.Is(err, consensus.ErrCancelled) {
 		return err
 	}
@@ -207,26 +208,8 @@ func (o *cmcOutput) variational(rng *rand.Rand, name string, cfg cmcConfig, rx *
 		return nil
 	}
 	o.schemes[name] = &schemeOutput{theta: fit.Map.Apply(rx), m: fit.Map, rx: rx}
-	info := map[string]any{
-		"optimizer":       fit.Method,
-		"start":           startName(rx, fallback),
-		"iterations":      fit.Iters,
-		"evaluations":     fit.Evaluations,
-		"objective_start": fit.Objective[0],
-		"objective_end":   fit.Objective[len(fit.Objective)-1],
-		"grad_norm":       fit.GradNorm,
-		"status":          fit.Status,
-		"guard_shrinks":   fit.Shrinks,
-	}
-	if opt.Holdout > 0 {
-		info["holdout"] = opt.Holdout
-		info["kept_iteration"] = fit.BestIter
-		info["heldout_objective"] = fit.HeldOut
-	}
-	if opt.Method != consensus.LBFGS {
-		info["step"] = opt.Eta
-		info["step_final"] = fit.FinalStep
-	}
+	info := fitInfo(fit)
+	info["start"] = startName(rx, fallback)
 	o.info[name] = info
 	return nil
 }
@@ -271,21 +254,80 @@ func startName(rx *channel.Received, fallback bool) string {
 	return "decoded average E^†/K"
 }
 
+// fitInfo is the results-JSON record of a WVCMC optimisation: the
+// optimiser, why it stopped (a consensus.Status name), its iterations and
+// gradient evaluations, the objective and the full-batch gradient norm at
+// the start and at the end, and their ratio.
+func fitInfo(fit *consensus.Fit) map[string]any {
+	info := map[string]any{
+		"optimizer":       fit.Method.Name(),
+		"iterations":      fit.Iters,
+		"evaluations":     fit.Evaluations,
+		"objective_start": fit.Objective[0],
+		"objective_end":   fit.Objective[len(fit.Objective)-1],
+		"grad_norm":       fit.GradNorm,
+		"grad_norm_start": fit.StartGradNorm,
+		"status":          fit.Status.String(),
+		"guard_shrinks":   fit.Shrinks,
+	}
+	if r := fit.RelGradNorm(); !math.IsNaN(r) && !math.IsInf(r, 0) {
+		info["rel_grad_norm"] = r
+	}
+	if fit.Message != "" {
+		info["status_detail"] = fit.Message
+	}
+	if fit.Unspanned > 0 {
+		info["unspanned_dims"] = fit.Unspanned
+	}
+	if fit.Holdout > 0 {
+		info["holdout"] = fit.Holdout
+		info["kept_iteration"] = fit.BestIter
+		info["heldout_objective"] = fit.HeldOut
+	}
+	switch m := fit.Method.(type) {
+	case consensus.SGD:
+		info["step"], info["step_final"] = m.Step, fit.FinalStep
+	case consensus.Adam:
+		info["step"], info["step_final"] = m.Step, fit.FinalStep
+	case consensus.LBFGS:
+		if m.Whiten {
+			info["whitened"] = true
+		}
+	}
+	return info
+}
+
 // optimizerFor reads the WVCMC optimiser settings for access "oma" or
 // "noma" (parameters optimizer, eta_<access>, iters_<access>, adam_step,
-// lbfgs_iters); batch is N_b (0 = full batch).
-func optimizerFor(v runner.Values, access string, batch int) consensus.Optimizer {
-	o := consensus.Optimizer{Method: v.String("optimizer"), BatchSize: batch}
-	switch o.Method {
-	case consensus.SGD:
-		o.Eta, o.Iters = v.Float("eta_"+access), v.Int("iters_"+access)
-	case consensus.Adam:
-		o.Eta, o.Iters, o.Holdout = v.Float("adam_step"), v.Int("iters_"+access), v.Float("holdout")
-	case consensus.LBFGS:
-		o.Iters, o.Holdout = v.Int("lbfgs_iters"), v.Float("holdout")
-		o.BatchSize = 0 // L-BFGS needs the full-batch objective
+// lbfgs_iters, holdout); batch is N_b for sgd and adam (0 = full batch).
+// The parameters' 0 (holdout = 0, iters_<access> = 0) means none, which
+// consensus.Settings spells consensus.Off.
+func optimizerFor(v runner.Values, access string, batch int) consensus.Settings {
+	holdout := zeroOff(v.Float("holdout"))
+	iters := zeroOff(v.Int("iters_" + access))
+	switch v.String("optimizer") {
+	case consensus.NameSGD:
+		return consensus.Paper(v.Float("eta_"+access), iters, batch)
+	case consensus.NameAdam:
+		return consensus.Settings{Method: consensus.Adam{Step: v.Float("adam_step"), Iters: iters, BatchSize: batch}, Holdout: holdout}
 	}
-	return o
+	return consensus.Settings{Method: consensus.LBFGS{Iters: v.Int("lbfgs_iters")}, Holdout: holdout}
+}
+
+// zeroOff maps a parameter's 0 ("none") to consensus.Off.
+func zeroOff[T int | float64](x T) T {
+	if x == 0 {
+		return consensus.Off
+	}
+	return x
+}
+
+// taskContext is the task's context (context.Background without one).
+func taskContext(t runner.Task) context.Context {
+	if t.Ctx == nil {
+		return context.Background()
+	}
+	return t.Ctx
 }
 
 // applyFresh sends fresh worker samples (the first nOMA rows of each
@@ -335,10 +377,10 @@ func (o *cmcOutput) applyFresh(rng *rand.Rand, link channel.Config, fresh []*mat
 func caption(v runner.Values) string {
 	var opt string
 	switch v.String("optimizer") {
-	case consensus.SGD:
+	case consensus.NameSGD:
 		opt = fmt.Sprintf("WVCMC: paper's SGD, η = %s (OMA) / %s (NOMA), t_m = %s / %s",
 			v.Raw("eta_oma"), v.Raw("eta_noma"), v.Raw("iters_oma"), v.Raw("iters_noma"))
-	case consensus.Adam:
+	case consensus.NameAdam:
 		opt = fmt.Sprintf("WVCMC: Adam, relative step %s, held out %s", v.Raw("adam_step"), v.Raw("holdout"))
 	default:
 		opt = fmt.Sprintf("WVCMC: L-BFGS, held out %s", v.Raw("holdout"))

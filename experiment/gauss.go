@@ -161,7 +161,7 @@ func runGaussTrial(t runner.Task) (runner.Outcome, error) {
 		enabled:   enabled,
 		omaPerWkr: T / k,
 		nomaPerWk: T,
-		done:      t.Done(),
+		ctx:       taskContext(t),
 	}
 	out, err := runCMC(t.Rng, samples, cfg)
 	if err != nil {

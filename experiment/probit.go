@@ -223,7 +223,7 @@ func runProbitTrial(t runner.Task) (runner.Outcome, error) {
 		enabled:   enabled,
 		omaPerWkr: omaS,
 		nomaPerWk: nomaS,
-		done:      t.Done(),
+		ctx:       taskContext(t),
 	}
 	out, err := runCMC(t.Rng, samples, cfg)
 	if err != nil {

@@ -22,7 +22,7 @@ import (
 // protocolRun is one protocol's WVCMC optimiser settings per access.
 type protocolRun struct {
 	protocol  scheme.Protocol
-	oma, noma consensus.Optimizer
+	oma, noma consensus.Settings
 }
 
 // protocolParams list the protocols a run evaluates and bound the
@@ -84,9 +84,10 @@ func protocolRuns(v runner.Values, batch int, etaDiv float64) ([]protocolRun, er
 		case scheme.Converged:
 			r.oma, r.noma = convergedOptimizer(v), convergedOptimizer(v)
 		}
-		for _, o := range []*consensus.Optimizer{&r.oma, &r.noma} {
-			if o.Method == consensus.SGD {
-				o.Eta /= etaDiv
+		for _, o := range []*consensus.Settings{&r.oma, &r.noma} {
+			if m, ok := o.Method.(consensus.SGD); ok {
+				m.Step /= etaDiv
+				o.Method = m
 			}
 		}
 		runs[i] = r
@@ -96,16 +97,17 @@ func protocolRuns(v runner.Values, batch int, etaDiv float64) ([]protocolRun, er
 
 // paperOptimizer is the paper's procedure for access "oma" or "noma":
 // SGD with step eta_<access> for iters_<access> iterations on minibatches
-// of batch (0 = full batch), no holdout.
-func paperOptimizer(v runner.Values, access string, batch int) consensus.Optimizer {
-	return consensus.Optimizer{Method: consensus.SGD, Eta: v.Float("eta_" + access), Iters: v.Int("iters_" + access), BatchSize: batch}
+// of batch (0 = full batch), no holdout (consensus.Paper).
+func paperOptimizer(v runner.Values, access string, batch int) consensus.Settings {
+	return consensus.Paper(v.Float("eta_"+access), zeroOff(v.Int("iters_"+access)), batch)
 }
 
-// convergedOptimizer runs full-batch L-BFGS on the in-sample objective,
-// without holdout, until it stops on a small gradient or a stalled
-// objective, or at converged_iters iterations.
-func convergedOptimizer(v runner.Values) consensus.Optimizer {
-	return consensus.Optimizer{Method: consensus.LBFGS, Iters: v.Int("converged_iters")}
+// convergedOptimizer runs whitened full-batch L-BFGS on the in-sample
+// objective, without holdout, until its gradient norm is
+// consensus.ConvergedGradTol times the start's, or at converged_iters
+// iterations (consensus.Converged).
+func convergedOptimizer(v runner.Values) consensus.Settings {
+	return consensus.Converged(v.Int("converged_iters"))
 }
 
 // resultNames lists the names under which the schemes' results are

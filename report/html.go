@@ -9,6 +9,7 @@ import (
 
 	"wcmc/claims"
 	"wcmc/runner"
+	"wcmc/scheme"
 )
 
 // esc escapes text for HTML element content and attribute values. The
@@ -62,30 +63,54 @@ func (r *Report) WriteHTML(out io.Writer) error {
 	p("<h1>%s</h1>\n", esc(Title))
 	t := r.Totals()
 	p("<p><strong>Does it reproduce?</strong> %s.</p>\n", esc(r.totalsLine()))
-	p("<p>%s %d · %s %d · %s %d · %s %d</p>\n", verdictSpan(claims.Holds), t[claims.Holds], verdictSpan(claims.Fails), t[claims.Fails],
-		verdictSpan(claims.Inconclusive), t[claims.Inconclusive], verdictSpan(claims.NotEvaluated), t[claims.NotEvaluated])
+	for _, pr := range scheme.Protocols {
+		if t.Judged(pr) == 0 {
+			continue
+		}
+		v := t[pr]
+		p("<p>%s: %s %d · %s %d · %s %d · %s %d</p>\n", esc(string(pr)), verdictSpan(claims.Holds), v[claims.Holds], verdictSpan(claims.Fails), v[claims.Fails],
+			verdictSpan(claims.Inconclusive), v[claims.Inconclusive], verdictSpan(claims.NotEvaluated), v[claims.NotEvaluated])
+	}
 	p("<p class=\"generated\">%s</p>\n<p>%s</p>\n", esc(m.generatedLine()), esc(r.computeLine()))
 	if m.Command != "" {
 		p("<p>Command: <code>%s</code></p>\n", esc(m.Command))
 	}
 	p("<p>Settings: %s.</p>\n", esc(strings.Join(m.settings(), " · ")))
 
-	p("<h2 id=\"claims\">Claims</h2>\n<table>\n<tr><th>Claim</th><th>Figure</th><th>Metric</th><th>Verdict</th><th>Why</th></tr>\n")
+	p("<h2 id=\"claims\">Claims</h2>\n<p>%s</p>\n<table>\n<tr><th>Claim</th><th>Figure</th><th>Metric</th>", esc(protocolLegend))
+	for _, pr := range scheme.Protocols {
+		p("<th>%s</th>", esc(string(pr)))
+	}
+	p("</tr>\n")
 	for _, s := range r.Sections {
 		for _, c := range s.Claims {
-			p("<tr><td><a href=\"#%s\">%s</a></td><td>%s</td><td><code>%s</code></td><td>%s</td><td>%s</td></tr>\n",
-				esc(c.Claim.ID), esc(c.Claim.ID), esc(c.Claim.Figure), esc(c.Claim.Metric), verdictSpan(c.Outcome.Verdict), esc(c.Outcome.Reason))
+			p("<tr><td><a href=\"#%s\">%s</a></td><td>%s</td><td><code>%s</code></td>", esc(c.Claim.ID), esc(c.Claim.ID), esc(c.Claim.Figure), esc(c.Claim.Metric))
+			for _, pr := range scheme.Protocols {
+				if o, ok := c.Under(pr); ok {
+					p("<td>%s</td>", verdictSpan(o.Verdict))
+				} else {
+					p("<td>–</td>")
+				}
+			}
+			p("</tr>\n")
 		}
 	}
 	p("</table>\n<h3>How verdicts are decided</h3>\n<p>%s</p>\n", esc(claims.Method))
 
-	p("<h2 id=\"experiments\">Experiments</h2>\n<table>\n<tr><th>Experiment</th><th>Figure</th><th>Trials</th><th>Computed</th><th>Wall time</th><th>Claims (hold/fail/inconclusive/not evaluated)</th><th>Status</th></tr>\n")
+	p("<h2 id=\"experiments\">Experiments</h2>\n<p>Claims per protocol: hold/fail/inconclusive/not evaluated.</p>\n<table>\n<tr><th>Experiment</th><th>Figure</th><th>Trials</th><th>Computed</th><th>Wall time</th>")
+	for _, pr := range scheme.Protocols {
+		p("<th>%s</th>", esc(string(pr)))
+	}
+	p("<th>Status</th></tr>\n")
 	for _, s := range r.Sections {
 		trials, computed, wt := runFacts(s)
 		vc := verdictCounts(s.Claims)
-		p("<tr><td><a href=\"#%s\">%s</a></td><td>%s</td><td class=\"num\">%s</td><td>%s</td><td class=\"num\">%s</td><td class=\"num\">%d/%d/%d/%d</td><td>%s</td></tr>\n",
-			esc(sectionID(s.Spec)), esc(s.Spec.ID), esc(s.Spec.Figure), esc(trials), esc(computed), esc(wt),
-			vc[claims.Holds], vc[claims.Fails], vc[claims.Inconclusive], vc[claims.NotEvaluated], esc(status(s)))
+		p("<tr><td><a href=\"#%s\">%s</a></td><td>%s</td><td class=\"num\">%s</td><td>%s</td><td class=\"num\">%s</td>",
+			esc(sectionID(s.Spec)), esc(s.Spec.ID), esc(s.Spec.Figure), esc(trials), esc(computed), esc(wt))
+		for _, pr := range scheme.Protocols {
+			p("<td class=\"num\">%s</td>", esc(vc.cell(pr)))
+		}
+		p("<td>%s</td></tr>\n", esc(status(s)))
 	}
 	p("</table>\n")
 
@@ -155,21 +180,35 @@ func (r *Report) htmlSection(w *bufio.Writer, s Section) {
 		p("<h3>Claims about %s</h3>\n", esc(s.Spec.Figure))
 	}
 	for _, c := range s.Claims {
-		cl, o := c.Claim, c.Outcome
-		p("<div class=\"claim\" id=\"%s\">\n<h4>%s %s</h4>\n", esc(cl.ID), esc(cl.ID), verdictSpan(o.Verdict))
-		p("<blockquote>“%s”<br/>— %s (%s; source: %s)</blockquote>\n", esc(cl.Quote), esc(cl.Section), esc(cl.Figure), esc(cl.Source))
-		p("<p>Metric <code>%s</code>. Threshold: %s</p>\n<p>Verdict: %s — %s</p>\n", esc(cl.Metric), esc(cl.Threshold), verdictSpan(o.Verdict), esc(o.Reason))
-		if len(o.Comparisons) > 0 {
-			p("<table>\n<tr><th>At</th><th>Test</th><th>Values (mean ± SE)</th><th>Statistic</th><th>99%% interval</th><th>Result</th></tr>\n")
-			for _, cmp := range o.Comparisons {
-				note := ""
-				if cmp.Note != "" {
-					note = " (" + cmp.Note + ")"
-				}
+		cl := c.Claim
+		p("<div class=\"claim\" id=\"%s\">\n<h4>%s", esc(cl.ID), esc(cl.ID))
+		for _, o := range c.Outcomes {
+			p(" %s %s", esc(string(o.Protocol)), verdictSpan(o.Verdict))
+		}
+		p("</h4>\n<blockquote>“%s”<br/>— %s (%s; source: %s)</blockquote>\n", esc(cl.Quote), esc(cl.Section), esc(cl.Figure), esc(cl.Source))
+		p("<p>Metric <code>%s</code>. Threshold: %s</p>\n", esc(cl.Metric), esc(cl.Threshold))
+		p("<table>\n<tr><th>Protocol</th><th>Verdict</th><th>Ratio</th><th>%s</th><th>Trials</th><th>Trials to decide</th><th>Why</th></tr>\n", esc(intervalHeader))
+		for _, o := range c.Outcomes {
+			est, ci, n, toDecide := decidingCells(o)
+			p("<tr><td>%s</td><td>%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td>%s</td></tr>\n",
+				esc(string(o.Protocol)), verdictSpan(o.Verdict), esc(est), esc(ci), esc(n), esc(toDecide), esc(o.Reason))
+		}
+		p("</table>\n")
+		for _, o := range c.Outcomes {
+			cs, omitted := shown(o)
+			if len(cs) == 0 {
+				continue
+			}
+			p("<p>Comparisons under %s:</p>\n<table>\n<tr><th>At</th><th>Test</th><th>Values (mean, n)</th><th>Ratio</th><th>%s</th><th>Result</th></tr>\n",
+				esc(string(o.Protocol)), esc(intervalHeader))
+			for _, cmp := range cs {
 				p("<tr><td>%s</td><td>%s</td><td>%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td>%s%s</td></tr>\n",
-					esc(cmp.At), esc(cmp.Test), esc(values(cmp)), esc(claims.Num(cmp.Stat)), esc(interval(cmp)), verdictSpan(cmp.Verdict), esc(note))
+					esc(cmp.At), esc(cmp.Test), esc(values(cmp)), esc(ratio(cmp)), esc(cmp.Interval()), verdictSpan(cmp.Verdict), esc(resultNote(cmp)))
 			}
 			p("</table>\n")
+			if omitted > 0 {
+				p("<p>(%s not listed, all holding.)</p>\n", esc(countOf(omitted, "other comparison")))
+			}
 		}
 		p("</div>\n")
 	}

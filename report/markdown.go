@@ -9,6 +9,7 @@ import (
 
 	"wcmc/claims"
 	"wcmc/runner"
+	"wcmc/scheme"
 )
 
 // Title is the heading of every report.
@@ -57,23 +58,33 @@ func (r *Report) WriteMarkdown(out io.Writer) error {
 	}
 	fmt.Fprintf(w, "Settings: %s.\n\n", mdText(strings.Join(m.settings(), " · ")))
 
-	fmt.Fprintf(w, "## Claims\n\n")
-	mdHeader(w, "Claim", "Figure", "Metric", "Verdict", "Why")
+	fmt.Fprintf(w, "## Claims\n\n%s\n\n", protocolLegend)
+	mdHeader(w, append([]string{"Claim", "Figure", "Metric"}, protocolNames()...)...)
 	for _, s := range r.Sections {
 		for _, c := range s.Claims {
-			mdRow(w, fmt.Sprintf("[%s](#%s)", c.Claim.ID, c.Claim.ID), c.Claim.Figure, c.Claim.Metric,
-				"**"+c.Outcome.Verdict.String()+"**", c.Outcome.Reason)
+			cells := []string{fmt.Sprintf("[%s](#%s)", c.Claim.ID, c.Claim.ID), c.Claim.Figure, c.Claim.Metric}
+			for _, p := range scheme.Protocols {
+				cell := "–"
+				if o, ok := c.Under(p); ok {
+					cell = "**" + o.Verdict.String() + "**"
+				}
+				cells = append(cells, cell)
+			}
+			mdRow(w, cells...)
 		}
 	}
 	fmt.Fprintf(w, "\n### How verdicts are decided\n\n%s\n\n", claims.Method)
 
-	fmt.Fprintf(w, "## Experiments\n\n")
-	mdHeader(w, "Experiment", "Figure", "Trials", "Computed", "Wall time", "Claims (hold/fail/inconclusive/not evaluated)", "Status")
+	fmt.Fprintf(w, "## Experiments\n\nClaims per protocol: hold/fail/inconclusive/not evaluated.\n\n")
+	mdHeader(w, append(append([]string{"Experiment", "Figure", "Trials", "Computed", "Wall time"}, protocolNames()...), "Status")...)
 	for _, s := range r.Sections {
 		trials, computed, wt := runFacts(s)
 		vc := verdictCounts(s.Claims)
-		mdRow(w, fmt.Sprintf("[%s](#%s)", s.Spec.ID, anchor(title(s.Spec))), s.Spec.Figure, trials, computed, wt,
-			fmt.Sprintf("%d/%d/%d/%d", vc[claims.Holds], vc[claims.Fails], vc[claims.Inconclusive], vc[claims.NotEvaluated]), status(s))
+		cells := []string{fmt.Sprintf("[%s](#%s)", s.Spec.ID, anchor(title(s.Spec))), s.Spec.Figure, trials, computed, wt}
+		for _, p := range scheme.Protocols {
+			cells = append(cells, vc.cell(p))
+		}
+		mdRow(w, append(cells, status(s))...)
 	}
 	fmt.Fprintln(w)
 
@@ -149,35 +160,66 @@ func (r *Report) markdownSection(w *bufio.Writer, s Section) {
 	}
 	fmt.Fprintf(w, "### Claims about %s\n\n", s.Spec.Figure)
 	for _, c := range s.Claims {
-		cl, o := c.Claim, c.Outcome
+		cl := c.Claim
 		fmt.Fprintf(w, "#### %s\n\n", cl.ID)
 		fmt.Fprintf(w, "> “%s”\n> — %s (%s; source: %s)\n\n", mdText(cl.Quote), cl.Section, cl.Figure, mdText(cl.Source))
 		fmt.Fprintf(w, "Metric `%s`. Threshold: %s\n\n", cl.Metric, mdText(cl.Threshold))
-		fmt.Fprintf(w, "Verdict: **%s** — %s\n\n", o.Verdict, mdText(o.Reason))
-		if len(o.Comparisons) == 0 {
-			continue
-		}
-		mdHeader(w, "At", "Test", "Values (mean ± SE)", "Statistic", "99% interval", "Result")
-		for _, cmp := range o.Comparisons {
-			res := cmp.Verdict.String()
-			if cmp.Note != "" {
-				res += " (" + cmp.Note + ")"
-			}
-			mdRow(w, cmp.At, cmp.Test, values(cmp), claims.Num(cmp.Stat), interval(cmp), res)
+		mdHeader(w, "Protocol", "Verdict", "Ratio", intervalHeader, "Trials", "Trials to decide", "Why")
+		for _, o := range c.Outcomes {
+			est, ci, n, toDecide := decidingCells(o)
+			mdRow(w, string(o.Protocol), "**"+o.Verdict.String()+"**", est, ci, n, toDecide, o.Reason)
 		}
 		fmt.Fprintln(w)
+		for _, o := range c.Outcomes {
+			cs, omitted := shown(o)
+			if len(cs) == 0 {
+				continue
+			}
+			fmt.Fprintf(w, "Comparisons under %s:\n\n", o.Protocol)
+			mdHeader(w, "At", "Test", "Values (mean, n)", "Ratio", intervalHeader, "Result")
+			for _, cmp := range cs {
+				mdRow(w, cmp.At, cmp.Test, values(cmp), ratio(cmp), cmp.Interval(), result(cmp))
+			}
+			if omitted > 0 {
+				fmt.Fprintf(w, "\n(%s not listed, all holding.)\n", countOf(omitted, "other comparison"))
+			}
+			fmt.Fprintln(w)
+		}
 	}
 }
 
+// intervalHeader heads the interval columns.
+var intervalHeader = fmt.Sprintf("%.0f%% interval", 100*claims.Level)
+
+// protocolNames returns the protocols' names in report order.
+func protocolNames() []string {
+	out := make([]string, len(scheme.Protocols))
+	for i, p := range scheme.Protocols {
+		out[i] = string(p)
+	}
+	return out
+}
+
 // WriteVerdictTable writes the short Markdown verdict table for a README:
-// per experiment the counts of each verdict, a total row, and a line
-// stating the settings, the experiments' recorded wall time and the
-// generation date.
+// per experiment the number of claims and, per protocol, the counts of
+// each verdict (hold/fail/inconclusive/not evaluated), a total row, and
+// lines stating the protocols, the settings, the experiments' recorded
+// wall time and the generation date.
 func (r *Report) WriteVerdictTable(out io.Writer) error {
 	w := bufio.NewWriter(out)
-	mdHeader(w, "Figure", "Experiment", "Claims", "Hold", "Fail", "Inconclusive", "Not evaluated")
+	cols := []string{"Figure", "Experiment", "Claims"}
+	for _, p := range scheme.Protocols {
+		cols = append(cols, string(p)+" (hold/fail/inc./n.e.)")
+	}
+	mdHeader(w, cols...)
+	row := func(fig, name string, n int, vc Counts) {
+		cells := []string{fig, name, fmt.Sprint(n)}
+		for _, p := range scheme.Protocols {
+			cells = append(cells, vc.cell(p))
+		}
+		mdRow(w, cells...)
+	}
 	for _, s := range r.Sections {
-		vc := verdictCounts(s.Claims)
 		name := s.Spec.ID
 		switch {
 		case s.Result == nil && s.Failed:
@@ -185,13 +227,10 @@ func (r *Report) WriteVerdictTable(out io.Writer) error {
 		case s.Result == nil:
 			name += " (not run)"
 		}
-		mdRow(w, s.Spec.Figure, name, fmt.Sprint(len(s.Claims)), fmt.Sprint(vc[claims.Holds]), fmt.Sprint(vc[claims.Fails]),
-			fmt.Sprint(vc[claims.Inconclusive]), fmt.Sprint(vc[claims.NotEvaluated]))
+		row(s.Spec.Figure, name, len(s.Claims), verdictCounts(s.Claims))
 	}
-	t := r.Totals()
-	mdRow(w, "", "**total**", fmt.Sprint(r.NumClaims()), fmt.Sprint(t[claims.Holds]), fmt.Sprint(t[claims.Fails]),
-		fmt.Sprint(t[claims.Inconclusive]), fmt.Sprint(t[claims.NotEvaluated]))
-	fmt.Fprintf(w, "\n%s. %s Generated %s.\n", mdText(strings.Join(r.Meta.settings(), " · ")), r.computeLine(),
+	row("", "**total**", r.NumClaims(), r.Totals())
+	fmt.Fprintf(w, "\n%s\n\n%s. %s Generated %s.\n", protocolLegend, mdText(strings.Join(r.Meta.settings(), " · ")), r.computeLine(),
 		r.Meta.Generated.UTC().Format(time.RFC3339))
 	return w.Flush()
 }

@@ -1,9 +1,10 @@
 // Package report renders the reproduction report of the paper's
-// experiments: REPORT.md and a self-contained report.html (figures inlined
-// as SVG, no external assets). At the top, every claim with its verdict
-// and the totals, the wcmc version, the settings, the seed and the wall
-// time; then, per figure, the plots, the summary table, and the claims
-// with their verdicts and the numbers they compared.
+// experiments: REPORT.md, a self-contained report.html (figures inlined
+// as SVG, no external assets) and claims.csv. At the top, every claim with
+// its verdict under each protocol it is judged under, side by side, and
+// the totals, the wcmc version, the settings, the seed and the wall time;
+// then, per figure, the plots, the summary table, and the claims with
+// their verdicts and the numbers they compared.
 //
 // A report is a pure function of its inputs: rendering the same results
 // with the same Meta gives byte-identical files, so only Meta.Generated
@@ -12,18 +13,21 @@ package report
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"wcmc/claims"
 	"wcmc/internal/atomicfile"
 	"wcmc/runner"
+	"wcmc/scheme"
 )
 
 // Run is one experiment of a report: its result, or why it has none.
@@ -60,10 +64,22 @@ type Figure struct {
 	Err    string // why SVG is nil
 }
 
-// Checked is a claim and its outcome.
+// Checked is a claim and its outcomes, one per protocol it is judged
+// under, in Claim.Protocols() order.
 type Checked struct {
-	Claim   claims.Claim
-	Outcome claims.Outcome
+	Claim    claims.Claim
+	Outcomes []claims.Outcome
+}
+
+// Under returns the outcome of c under protocol p, if c is judged under
+// it.
+func (c Checked) Under(p scheme.Protocol) (claims.Outcome, bool) {
+	for _, o := range c.Outcomes {
+		if o.Protocol == p {
+			return o, true
+		}
+	}
+	return claims.Outcome{}, false
 }
 
 // Section is the part of the report about one experiment.
@@ -80,9 +96,10 @@ type Report struct {
 	Sections []Section
 }
 
-// New evaluates the claims of every run on its summary and reads its
-// figures from dir. Claims of experiments without a result are
-// NotEvaluated, with the reason the experiment did not run.
+// New evaluates the claims of every run on its per-trial results, under
+// each protocol a claim is judged under, and reads its figures from dir.
+// Claims of experiments without a result are NotEvaluated, with the reason
+// the experiment did not run.
 func New(dir string, meta Meta, runs []Run) *Report {
 	r := &Report{Meta: meta}
 	for _, run := range runs {
@@ -98,28 +115,50 @@ func New(dir string, meta Meta, runs []Run) *Report {
 			}
 		}
 		for _, c := range claims.For(run.Spec.ID) {
-			var o claims.Outcome
-			if run.Result == nil {
-				o = claims.Outcome{Verdict: claims.NotEvaluated, Reason: "experiment not run: " + run.NotRun}
-			} else {
-				o = c.Evaluate(s.Summary)
+			ch := Checked{Claim: c}
+			for _, p := range c.Protocols() {
+				o := claims.Outcome{Protocol: p, Verdict: claims.NotEvaluated, Reason: "experiment not run: " + run.NotRun, Deciding: -1}
+				if run.Result != nil {
+					o = c.Evaluate(run.Result, p)
+				}
+				ch.Outcomes = append(ch.Outcomes, o)
 			}
-			s.Claims = append(s.Claims, Checked{Claim: c, Outcome: o})
+			s.Claims = append(s.Claims, ch)
 		}
 		r.Sections = append(r.Sections, s)
 	}
 	return r
 }
 
-// Totals counts the claims by verdict.
-func (r *Report) Totals() map[claims.Verdict]int {
-	t := map[claims.Verdict]int{}
-	for _, s := range r.Sections {
-		for _, c := range s.Claims {
-			t[c.Outcome.Verdict]++
-		}
+// Counts are verdict counts per protocol.
+type Counts map[scheme.Protocol]map[claims.Verdict]int
+
+// Judged returns how many claims were judged under protocol p.
+func (c Counts) Judged(p scheme.Protocol) int {
+	n := 0
+	for _, k := range c[p] {
+		n += k
 	}
-	return t
+	return n
+}
+
+// cell returns "h/f/i/n" of protocol p, or "–" when no claim is judged
+// under it.
+func (c Counts) cell(p scheme.Protocol) string {
+	if c.Judged(p) == 0 {
+		return "–"
+	}
+	v := c[p]
+	return fmt.Sprintf("%d/%d/%d/%d", v[claims.Holds], v[claims.Fails], v[claims.Inconclusive], v[claims.NotEvaluated])
+}
+
+// Totals counts the claims of the report by protocol and verdict.
+func (r *Report) Totals() Counts {
+	var all []Checked
+	for _, s := range r.Sections {
+		all = append(all, s.Claims...)
+	}
+	return verdictCounts(all)
 }
 
 // NumClaims returns the number of claims in the report.
@@ -137,8 +176,8 @@ const (
 	HTMLFile     = "report.html"
 )
 
-// Write writes dir/REPORT.md and dir/report.html, each through a temporary
-// file renamed into place, and returns their paths.
+// Write writes dir/REPORT.md, dir/report.html and dir/claims.csv, each
+// through a temporary file renamed into place, and returns their paths.
 func Write(dir string, r *Report) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -147,7 +186,7 @@ func Write(dir string, r *Report) ([]string, error) {
 	for _, f := range []struct {
 		name  string
 		write func(io.Writer) error
-	}{{MarkdownFile, r.WriteMarkdown}, {HTMLFile, r.WriteHTML}} {
+	}{{MarkdownFile, r.WriteMarkdown}, {HTMLFile, r.WriteHTML}, {CSVFile, r.WriteCSV}} {
 		path := filepath.Join(dir, f.name)
 		if err := atomicfile.Write(path, f.write); err != nil {
 			return files, fmt.Errorf("writing %s: %w", path, err)
@@ -233,11 +272,16 @@ func InlineSVG(doc []byte) ([]byte, error) {
 	return bytes.TrimSpace(doc[start:]), nil
 }
 
-// verdictCounts counts the verdicts of a section's claims.
-func verdictCounts(cs []Checked) map[claims.Verdict]int {
-	t := map[claims.Verdict]int{}
+// verdictCounts counts the verdicts of claims by protocol.
+func verdictCounts(cs []Checked) Counts {
+	t := Counts{}
+	for _, p := range scheme.Protocols {
+		t[p] = map[claims.Verdict]int{}
+	}
 	for _, c := range cs {
-		t[c.Outcome.Verdict]++
+		for _, o := range c.Outcomes {
+			t[o.Protocol][o.Verdict]++
+		}
 	}
 	return t
 }
@@ -345,9 +389,91 @@ func values(c claims.Comparison) string {
 	return strings.Join(parts, "; ")
 }
 
-// interval formats a comparison's confidence interval.
-func interval(c claims.Comparison) string {
-	return fmt.Sprintf("[%s, %s]", claims.Num(c.Lo), claims.Num(c.Hi))
+// ratio formats a comparison's estimate as a ratio.
+func ratio(c claims.Comparison) string {
+	r, _, _ := c.Ratio()
+	return claims.Num(r)
+}
+
+// result formats a comparison's verdict with its pairing and note.
+func result(c claims.Comparison) string { return c.Verdict.String() + resultNote(c) }
+
+// resultNote is what result adds to the verdict.
+func resultNote(c claims.Comparison) string {
+	s := ""
+	if !c.Paired {
+		s += ", unpaired"
+	}
+	if c.Note != "" {
+		s += " (" + c.Note + ")"
+	}
+	return s
+}
+
+// maxShown is the most comparisons a claim's table lists under one
+// protocol; beyond it, the table lists the deciding comparison and those
+// that do not hold, and says how many others hold.
+const maxShown = 12
+
+// shown returns the comparisons of o to list, and how many holding ones
+// are left out.
+func shown(o claims.Outcome) (cs []claims.Comparison, omitted int) {
+	if len(o.Comparisons) <= maxShown {
+		return o.Comparisons, 0
+	}
+	for i, c := range o.Comparisons {
+		if (i == o.Deciding || c.Verdict != claims.Holds) && len(cs) < maxShown {
+			cs = append(cs, c)
+		}
+	}
+	return cs, len(o.Comparisons) - len(cs)
+}
+
+// decidingCells returns the estimate, interval, trials and trials to
+// decide of an outcome's deciding comparison, "" where there is none.
+func decidingCells(o claims.Outcome) (est, ci, n, toDecide string) {
+	d, ok := o.DecidingComparison()
+	if !ok {
+		return "", "", "", ""
+	}
+	if o.TrialsToDecide > 0 {
+		toDecide = strconv.Itoa(o.TrialsToDecide)
+	}
+	return ratio(d), d.Interval(), strconv.Itoa(d.N), toDecide
+}
+
+// CSVFile is the name of the claims table in the output directory.
+const CSVFile = "claims.csv"
+
+// CSVHeader is the header of claims.csv.
+var CSVHeader = []string{"claim", "figure", "metric", "protocol", "verdict", "estimate", "ci_low", "ci_high", "trials", "trials_to_decide"}
+
+// WriteCSV writes claims.csv: one row per claim and protocol it is judged
+// under, with the verdict and, from the deciding comparison, the estimate
+// and its Level interval as ratios (above 1 supports the claim) and the
+// trials; trials_to_decide only for an inconclusive claim whose effect
+// says how many trials would decide it.
+func (r *Report) WriteCSV(out io.Writer) error {
+	w := csv.NewWriter(out)
+	w.Write(CSVHeader)
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+	for _, s := range r.Sections {
+		for _, c := range s.Claims {
+			for _, o := range c.Outcomes {
+				row := []string{c.Claim.ID, c.Claim.Figure, c.Claim.Metric, string(o.Protocol), o.Verdict.Code(), "", "", "", "", ""}
+				if d, ok := o.DecidingComparison(); ok && o.Verdict != claims.NotEvaluated {
+					est, lo, hi := d.Ratio()
+					row[5], row[6], row[7], row[8] = f(est), f(lo), f(hi), strconv.Itoa(d.N)
+					if o.Verdict == claims.Inconclusive && o.TrialsToDecide > 0 {
+						row[9] = strconv.Itoa(o.TrialsToDecide)
+					}
+				}
+				w.Write(row)
+			}
+		}
+	}
+	w.Flush()
+	return w.Error()
 }
 
 // settings returns the report's settings line items.
@@ -369,13 +495,26 @@ func (m Meta) settings() []string {
 	return append(out, m.Settings...)
 }
 
-// totalsLine returns "N claims: a hold, b fail, c inconclusive, d not evaluated".
+// totalsLine returns "N claims over M experiments, each judged under two
+// protocols — paper: a hold, b fail, c inconclusive, d not evaluated; …".
 func (r *Report) totalsLine() string {
 	t := r.Totals()
-	return fmt.Sprintf("%s over %s: %d hold, %d fail, %d inconclusive, %d not evaluated",
-		countOf(r.NumClaims(), "claim"), countOf(len(r.Sections), "experiment"),
-		t[claims.Holds], t[claims.Fails], t[claims.Inconclusive], t[claims.NotEvaluated])
+	var parts []string
+	for _, p := range scheme.Protocols {
+		if t.Judged(p) == 0 {
+			continue
+		}
+		v := t[p]
+		parts = append(parts, fmt.Sprintf("%s: %d hold, %d fail, %d inconclusive, %d not evaluated", p,
+			v[claims.Holds], v[claims.Fails], v[claims.Inconclusive], v[claims.NotEvaluated]))
+	}
+	return fmt.Sprintf("%s over %s, each judged under two of the protocols — %s",
+		countOf(r.NumClaims(), "claim"), countOf(len(r.Sections), "experiment"), strings.Join(parts, "; "))
 }
+
+// protocolLegend says what the protocols are, for the tables.
+const protocolLegend = "Protocols: paper = the paper's SGD (its η and t_m, no holdout); converged = an optimiser run to a stationary point (no holdout); " +
+	"default = L-BFGS with held-out early stopping. In-sample claims are judged under paper and converged, fresh-signal claims under converged and default (– : not judged under that protocol)."
 
 // computeLine states the summed wall time of the experiments, as recorded
 // when each ran (the same when stored results are reused).

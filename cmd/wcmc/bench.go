@@ -11,12 +11,7 @@ import (
 
 	"wcmc/bench"
 	"wcmc/figure"
-	"wcmc/runner"
 )
-
-func init() {
-	extraCommands = append(extraCommands, func(specs []runner.Spec) *cobra.Command { return newBenchCmd() })
-}
 
 func newBenchCmd() *cobra.Command {
 	var (

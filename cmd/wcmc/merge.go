@@ -8,10 +8,6 @@ import (
 	"wcmc/runner"
 )
 
-func init() {
-	extraCommands = append(extraCommands, func(specs []runner.Spec) *cobra.Command { return newMergeCmd(specs) })
-}
-
 func newMergeCmd(specs []runner.Spec) *cobra.Command {
 	var out, id string
 	cmd := &cobra.Command{

@@ -16,14 +16,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"wcmc/dataset"
 	"wcmc/internal/atomicfile"
 	"wcmc/report"
 	"wcmc/runner"
+	"wcmc/scheme"
 )
-
-func init() {
-	extraCommands = append(extraCommands, func(specs []runner.Spec) *cobra.Command { return newReproduceCmd(specs) })
-}
 
 // defaultMNISTDir is where the MNIST files are looked for when --data-dir
 // is not given (the shared data folder next to a checkout).
@@ -65,11 +63,21 @@ Results already in DIR computed with the same parameters, seed, trials,
 --quick flag and wcmc version are reused, so an interrupted or repeated
 reproduction only computes what is missing.
 
+Each claim is judged under the WVCMC optimisation protocols it is about
+(in-sample claims under paper and converged, fresh-signal claims under
+default and converged), so every experiment runs WVCMC under all three
+protocols on the same samples and signals (--set protocols=… narrows it).
+
 --set name=value applies to every selected experiment that has the
 parameter. The MNIST experiments read the IDX files from --data-dir
-(default ` + defaultMNISTDir + `): with the four files the paper's
-split is used, with only the two t10k files the reduced split=t10k; if the
-folder is absent they are reported as not run.
+(default ` + defaultMNISTDir + `); with all four files they run the
+paper's split (N = 12665 training, N_t = 2115 test digits 0/1). Without
+--data-dir, when the default folder lacks them, the files of the Go
+module ` + dataset.GoMNISTModule + ` are used if they are in the module
+cache; fetch them once (nothing is downloaded at run time) with
+  ` + dataset.GoMNISTDownload + `
+With only the two t10k files the reduced split=t10k runs; without data
+the MNIST experiments are reported as not run.
 
 Exit status 0 whatever the verdicts (a refuted claim is a finding);
 non-zero only if an experiment could not run.`,
@@ -116,10 +124,19 @@ non-zero only if an experiment could not run.`,
 	f.Uint64Var(&cfg.seed, "seed", 1, "run seed; every task's seed derives from it")
 	f.IntVar(&cfg.trials, "trials", 0, "trials per sweep point for every experiment (default: each experiment's)")
 	f.StringArrayVar(&cfg.sets, "set", nil, "set a parameter of every experiment that has it, name=value (repeatable)")
-	f.StringVar(&cfg.dataDir, "data-dir", defaultMNISTDir, "directory with the MNIST IDX files")
+	f.StringVar(&cfg.dataDir, "data-dir", defaultMNISTDir, "directory with the MNIST IDX files (default: also GoMNIST in the Go module cache)")
 	f.IntVar(&cfg.workers, "workers", 0, "parallel workers (0 = all cores)")
 	f.StringArrayVar(&cfg.updateDoc, "update-doc", nil, "also rewrite the verdict table between the markers\n"+docBegin+" and "+docEnd+" in this file (repeatable)")
 	return cmd
+}
+
+// allProtocols is the "protocols" value that runs every protocol.
+func allProtocols() string {
+	names := make([]string, len(scheme.Protocols))
+	for i, p := range scheme.Protocols {
+		names[i] = string(p)
+	}
+	return strings.Join(names, ",")
 }
 
 // reproduceCommandLine reconstructs the invocation from the flags set.
@@ -170,34 +187,83 @@ func fileExists(path string) bool {
 }
 
 // mnistSets returns the data_dir and split settings of an MNIST
-// experiment, or why it cannot run; fatal marks a reason that is an error
-// (data the user pointed at is missing).
+// experiment and the report's settings line (the folder, the split and its
+// sizes N and N_t), or why it cannot run; fatal marks a reason that is an
+// error (data the user pointed at is missing). Without --data-dir it uses
+// the default folder if it holds all four files, else GoMNIST in the Go
+// module cache if it is there (never downloaded), else the default
+// folder's two t10k files (the reduced split=t10k).
 func mnistSets(cfg reproduceConfig, userSets map[string]bool) (sets []string, setting, notRun string, fatal bool) {
 	if userSets["data_dir"] {
-		return nil, "MNIST data: as given by --set data_dir", "", false
+		dir, _ := lastSet(cfg.sets, "data_dir")
+		return nil, fmt.Sprintf("MNIST data: %s (as given by --set data_dir), %s", dir, mnistSplitText(cfg.sets, dir, dataset.SplitFull)), "", false
 	}
-	st, err := os.Stat(cfg.dataDir)
-	if err != nil || !st.IsDir() {
-		why := fmt.Sprintf("no MNIST data: %s is not a directory; pass --data-dir DIR holding the IDX files "+
-			"(train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte, plain or .gz; "+
-			"the two t10k files alone run the reduced split=t10k)", cfg.dataDir)
-		return nil, "", why, cfg.dataSet
-	}
-	sets = []string{"data_dir=" + cfg.dataDir}
-	split := "full"
-	if !userSets["split"] {
-		if !fileExists(filepath.Join(cfg.dataDir, "train-images-idx3-ubyte")) && !fileExists(filepath.Join(cfg.dataDir, "train-images-idx3-ubyte.gz")) {
-			split = "t10k"
+	dir, source := cfg.dataDir, ""
+	found := dataset.MNISTSplitIn(dir)
+	if !cfg.dataSet && found != dataset.SplitFull {
+		if gm, ok := dataset.FindGoMNIST(); ok {
+			dir, found = gm, dataset.SplitFull
+			source = fmt.Sprintf(" (the Go module %s@%s in the module cache)", dataset.GoMNISTModule, dataset.GoMNISTVersion)
 		}
-		sets = append(sets, "split="+split)
-	} else {
-		split = "as given by --set split"
 	}
-	setting = fmt.Sprintf("MNIST data: %s (split %s)", cfg.dataDir, split)
-	if split == "t10k" {
-		setting += ": the training files are absent, so the MNIST experiments run the reduced version on the t10k digits, split into training and held-out parts"
+	if found == "" {
+		files := fmt.Sprintf("%s, %s, %s and %s, plain or .gz; the two t10k files alone run the reduced split=t10k",
+			dataset.MNISTTrainImages, dataset.MNISTTrainLabels, dataset.MNISTTestImages, dataset.MNISTTestLabels)
+		if cfg.dataSet {
+			return nil, "", fmt.Sprintf("no MNIST data: --data-dir %s does not hold the MNIST IDX files (%s); "+
+				"`%s` fetches all four into the Go module cache: pass the data/ folder of the \"Dir\" it prints, or omit --data-dir",
+				dir, files, dataset.GoMNISTDownload), true
+		}
+		return nil, "", fmt.Sprintf("no MNIST data in %s nor in the Go module cache (%s): run `%s` once "+
+			"(wcmc reproduce then finds the files in the module cache), or pass --data-dir DIR holding the MNIST IDX files (%s)",
+			dir, dataset.GoMNISTDir(dataset.GoModCache()), dataset.GoMNISTDownload, files), false
+	}
+	sets = []string{"data_dir=" + dir}
+	if !userSets["split"] {
+		sets = append(sets, "split="+found)
+	}
+	setting = fmt.Sprintf("MNIST data: %s%s, %s", dir, source, mnistSplitText(append(slices.Clone(cfg.sets), sets...), dir, found))
+	if found == dataset.SplitT10k && !userSets["split"] {
+		setting += "; the training files are absent, so the MNIST experiments run the reduced version on the t10k digits, split into training and held-out parts"
 	}
 	return sets, setting, "", false
+}
+
+// mnistSplitText names the split that sets select (defaultSplit if none)
+// and its sizes N and N_t read from the label files in dir.
+func mnistSplitText(sets []string, dir, defaultSplit string) string {
+	split, ok := lastSet(sets, "split")
+	if !ok {
+		split = defaultSplit
+	}
+	class := func(name string, def int) int {
+		if v, ok := lastSet(sets, name); ok {
+			if n, err := strconv.Atoi(v); err == nil {
+				return n
+			}
+		}
+		return def
+	}
+	a, b := class("class_a", 0), class("class_b", 1)
+	n, nt, err := dataset.MNISTSizes(dir, a, b, split)
+	if err != nil {
+		return fmt.Sprintf("split %s (sizes unknown: %v)", split, err)
+	}
+	what := "training and N_t = %d test digits"
+	if split == dataset.SplitT10k {
+		what = "training and N_t = %d held-out t10k digits"
+	}
+	return fmt.Sprintf("split %s: N = %d "+what+" (%d vs %d)", split, n, nt, a, b)
+}
+
+// lastSet returns the value of the last --set name=value in sets.
+func lastSet(sets []string, name string) (string, bool) {
+	for i := len(sets) - 1; i >= 0; i-- {
+		if n, v, err := runner.ParseSet(sets[i]); err == nil && n == name {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // reproduce runs the selected experiments, reusing stored results, and
@@ -265,6 +331,9 @@ func reproduce(ctx context.Context, specs []runner.Spec, cfg reproduceConfig, st
 			if setName[j] == "trials" || hasParam(spec, setName[j]) {
 				sets = append(sets, s)
 			}
+		}
+		if hasParam(spec, "protocols") && !userSets["protocols"] {
+			sets = append(sets, "protocols="+allProtocols())
 		}
 		if hasParam(spec, "data_dir") {
 			extra, setting, notRun, fatal := mnistSets(cfg, userSets)

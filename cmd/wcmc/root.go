@@ -11,7 +11,8 @@ import (
 	"wcmc/runner"
 )
 
-// newRootCmd returns the wcmc command over the given experiments.
+// newRootCmd returns the wcmc command over the given experiments, with
+// every subcommand listed here.
 func newRootCmd(specs []runner.Spec, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "wcmc",
@@ -33,20 +34,25 @@ The protocol on your own data, one step per command (files in between):
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(
+		// the paper's experiments
 		newListCmd(specs),
 		newShowCmd(specs),
 		newRunCmd(specs),
+		newMergeCmd(specs),
+		newReproduceCmd(specs),
+		// the protocol on your own data, one step per command
+		newPartitionCmd(),
+		newSampleCmd(),
+		newTransmitCmd(),
+		newAggregateCmd(),
+		newPosteriorCmd(),
+		newEvaluateCmd(),
+		// the tool itself
+		newBenchCmd(),
 		newVersionCmd(),
 	)
-	for _, f := range extraCommands {
-		root.AddCommand(f(specs))
-	}
 	return root
 }
-
-// extraCommands holds constructors of further subcommands; each lives in
-// its own file and appends itself here from an init function.
-var extraCommands []func(specs []runner.Spec) *cobra.Command
 
 // execute runs the wcmc command with args and returns the exit status,
 // printing any error to stderr.

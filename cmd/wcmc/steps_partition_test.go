@@ -10,10 +10,13 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"wcmc"
 	"wcmc/channel"
 	"wcmc/consensus"
 	"wcmc/dataset"
+	"wcmc/experiment"
 )
 
 func TestPartitionHeterogeneousMatchesLibrary(t *testing.T) {
@@ -73,9 +76,10 @@ func writeIDX(t *testing.T, path string, data []byte, dims ...int) {
 }
 
 // TestPartitionMNIST partitions a tiny IDX data set in the MNIST layout:
-// 30 images of 4×4 pixels, digits 3 (label 0), 8 (label 1) and 5 (ignored).
+// 30 images of 4×4 pixels, digits 3 (label 0), 8 (label 1) and 5 (ignored);
+// d = --pca without --intercept, --pca + 1 with it.
 func TestPartitionMNIST(t *testing.T) {
-	in, out := t.TempDir(), t.TempDir()
+	in := t.TempDir()
 	const n, side = 30, 4
 	digits := make([]byte, n)
 	pix := make([]byte, n*side*side)
@@ -87,20 +91,6 @@ func TestPartitionMNIST(t *testing.T) {
 	}
 	writeIDX(t, filepath.Join(in, dataset.MNISTTestImages), pix, n, side, side)
 	writeIDX(t, filepath.Join(in, dataset.MNISTTestLabels), digits, n)
-	mustRun(t, "partition", "--mnist", in, "--classes", "3,8", "--split", "t10k", "--pca", "3", "--K", "2", "--out", out)
-
-	train, err := readData(filepath.Join(out, "data.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	test, err := readData(filepath.Join(out, "test.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// 10 threes and 10 eights; every 5th of each class is held out.
-	if train.Len() != 16 || test.Len() != 4 || train.Dim() != 4 || test.Dim() != 4 {
-		t.Fatalf("train %d×%d, test %d×%d; want 16×4 and 4×4 (3 components + intercept)", train.Len(), train.Dim(), test.Len(), test.Dim())
-	}
 	want, wantTest, err := dataset.LoadMNIST(in, 3, 8, dataset.SplitT10k)
 	if err != nil {
 		t.Fatal(err)
@@ -109,17 +99,134 @@ func TestPartitionMNIST(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameBits(t, "projected training set", train.U, dataset.WithBias(pca.Transform(want.U)))
-	sameBits(t, "projected test set", test.U, dataset.WithBias(pca.Transform(wantTest.U)))
-	if !reflect.DeepEqual(train.V, want.V) {
-		t.Errorf("training labels %v, want %v", train.V, want.V)
+	for _, c := range []struct {
+		intercept       bool
+		d               int
+		wantU, wantTest *mat.Dense
+		says            string
+	}{
+		{false, 3, pca.Transform(want.U), pca.Transform(wantTest.U), "d = 3 covariates: 3 principal components of the pixels, no intercept column"},
+		{true, 4, dataset.WithBias(pca.Transform(want.U)), dataset.WithBias(pca.Transform(wantTest.U)),
+			"d = 4 covariates: 3 principal components of the pixels + the constant-1 intercept (last column); run the later steps without --intercept"},
+	} {
+		out := t.TempDir()
+		args := []string{"partition", "--mnist", in, "--classes", "3,8", "--split", "t10k", "--pca", "3", "--K", "2", "--out", out}
+		if c.intercept {
+			args = append(args, "--intercept")
+		}
+		stdout := mustRun(t, args...)
+		if !strings.Contains(stdout, c.says) {
+			t.Errorf("--intercept=%v: output %q does not say %q", c.intercept, stdout, c.says)
+		}
+		train, err := readData(filepath.Join(out, "data.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		test, err := readData(filepath.Join(out, "test.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 10 threes and 10 eights; every 5th of each class is held out.
+		if train.Len() != 16 || test.Len() != 4 || train.Dim() != c.d || test.Dim() != c.d {
+			t.Fatalf("--intercept=%v: train %d×%d, test %d×%d; want 16×%d and 4×%d", c.intercept, train.Len(), train.Dim(), test.Len(), test.Dim(), c.d, c.d)
+		}
+		sameBits(t, "projected training set", train.U, c.wantU)
+		sameBits(t, "projected test set", test.U, c.wantTest)
+		if !reflect.DeepEqual(train.V, want.V) {
+			t.Errorf("training labels %v, want %v", train.V, want.V)
+		}
+		var meta partitionFile
+		if err := readJSON(filepath.Join(out, "partition.json"), &meta); err != nil {
+			t.Fatal(err)
+		}
+		if meta.Sizes[0]+meta.Sizes[1] != 16 || meta.Data != "data.csv" || meta.Test != "test.csv" || meta.D != c.d || meta.PCA != 3 || meta.Intercept != c.intercept {
+			t.Errorf("partition.json = %+v", meta)
+		}
 	}
-	var meta partitionFile
-	if err := readJSON(filepath.Join(out, "partition.json"), &meta); err != nil {
+}
+
+// TestPartitionMNISTAgreesWithExperiments: the defaults of partition
+// --mnist give the covariates of the mnist-* experiments' defaults (PCA 30,
+// no intercept: d = 30; the full split; digits 0 vs 1).
+func TestPartitionMNISTAgreesWithExperiments(t *testing.T) {
+	f := newPartitionCmd().Flags()
+	for _, id := range []string{"mnist-gradients", "mnist-snr", "mnist-kl"} {
+		spec, err := experiment.Lookup(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		def := map[string]string{}
+		for _, p := range spec.Params {
+			def[p.Name] = p.Default
+		}
+		for flag, param := range map[string]string{"pca": "pca_dim", "intercept": "bias", "split": "split"} {
+			if got := f.Lookup(flag).DefValue; got != def[param] {
+				t.Errorf("%s: partition --%s defaults to %s, the experiment's %s to %s", id, flag, got, param, def[param])
+			}
+		}
+		if got := f.Lookup("classes").DefValue; got != def["class_a"]+","+def["class_b"] {
+			t.Errorf("%s: partition --classes defaults to %s, the experiment's classes to %s,%s", id, got, def["class_a"], def["class_b"])
+		}
+	}
+}
+
+// TestInterceptOption: --intercept of the CSV steps appends the constant-1
+// covariate (the same bits as the library on the widened data), refuses a
+// second one, and applies only where a CSV is read.
+func TestInterceptOption(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	data, err := wcmc.LoadCSV(stepsData)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if meta.Sizes[0]+meta.Sizes[1] != 16 || meta.Data != "data.csv" || meta.Test != "test.csv" || meta.D != 4 {
-		t.Errorf("partition.json = %+v", meta)
+	wide := dataset.Set{U: dataset.WithBias(data.U), V: data.V}
+	sampling := wcmc.Sampling{S: 20, BurnIn: 5, PriorVar: wcmc.DefaultPriorVar}
+
+	mustRun(t, "sample", "--shard", stepsData, "--K", "2", "--worker", "1", "--S", "20", "--burnin", "5", "--seed", "3", "--intercept", "--out", p("s1.npy"))
+	want, err := wcmc.SampleWorker(wide, 1, 2, sampling, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameBits(t, "sample --intercept", mustNPY(t, p("s1.npy")), want)
+
+	mustRun(t, "posterior", "--data", stepsData, "--S", "20", "--burnin", "5", "--seed", "3", "--intercept", "--out", p("ref.npy"))
+	if want, err = wcmc.Posterior(wide, sampling, 3); err != nil {
+		t.Fatal(err)
+	}
+	sameBits(t, "posterior --intercept", mustNPY(t, p("ref.npy")), want)
+
+	// evaluate --test --intercept matches the d + 1 reference; without
+	// --intercept the d check refuses the mix.
+	if out := mustRun(t, "evaluate", "--reference", p("ref.npy"), "--test", stepsData, "--intercept", p("s1.npy")); !strings.Contains(out, "file,err2,kl") {
+		t.Errorf("evaluate --intercept: %q", out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"evaluate", "--reference", p("ref.npy"), "--test", stepsData, p("s1.npy")}, "d mismatch"},
+		{[]string{"evaluate", "--reference", p("ref.npy"), "--intercept", p("s1.npy")}, "--intercept applies to --test only"},
+		{[]string{"aggregate", "--scheme", "noiseless", "--intercept", "--out", p("g.npy"), p("s1.npy")}, "--intercept applies to --scheme wvcmc only"},
+	} {
+		if _, err := runSteps(c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
+		}
+	}
+
+	// A file from partition --intercept already ends with the intercept.
+	shards := p("shards")
+	out := mustRun(t, "partition", "--data", stepsData, "--K", "2", "--intercept", "--out", shards)
+	if !strings.Contains(out, "d = 4 covariates: the 3 covariates of "+stepsData+" + the constant-1 intercept") {
+		t.Errorf("partition --data --intercept says %q", out)
+	}
+	_, err = runSteps("sample", "--shard", filepath.Join(shards, "shard-1.csv"), "--worker", "1", "--intercept", "--out", p("s2.npy"))
+	if err == nil || !strings.Contains(err.Error(), "already the constant 1") || !strings.Contains(err.Error(), "drop --intercept") {
+		t.Errorf("second intercept: error %v", err)
+	}
+	mustRun(t, "sample", "--shard", filepath.Join(shards, "shard-1.csv"), "--worker", "1", "--S", "20", "--burnin", "5", "--out", p("s2.npy"))
+	if _, c := mustNPY(t, p("s2.npy")).Dims(); c != 4 {
+		t.Errorf("samples of the partitioned shard have d = %d, want 4", c)
 	}
 }
 
@@ -152,15 +259,21 @@ func TestWorkerOrder(t *testing.T) {
 }
 
 func TestOptimizerFlags(t *testing.T) {
-	// The flag defaults give the library's default (the zero Optimizer).
+	// The flag defaults give the library's default: L-BFGS with its zero
+	// (default) settings and the default holdout.
 	o, err := optimizerFlags("lbfgs", channel.NOMA, 0, 0, 0, wcmc.DefaultHoldout, false)
-	if err != nil || o.Method != consensus.LBFGS || o.Holdout != wcmc.DefaultHoldout || o.Eta != 0 || o.Iters != 0 || o.BatchSize != 0 {
+	if err != nil || o.Method != (consensus.LBFGS{}) || o.Holdout != consensus.DefaultHoldout {
 		t.Errorf("defaults: %+v, %v", o, err)
 	}
-	// SGD: the paper's steps and iterations, no holdout unless asked for.
+	// --holdout 0 is no holdout.
+	if o, _ := optimizerFlags("lbfgs", channel.NOMA, 0, 0, 0, 0, true); o.Holdout != consensus.Off {
+		t.Errorf("lbfgs with --holdout 0: holdout %v, want consensus.Off", o.Holdout)
+	}
+	// SGD: the paper's steps and (default) iterations, no holdout unless
+	// asked for.
 	for acc, eta := range map[channel.Access]float64{channel.OMA: 1e-6, channel.NOMA: 1e-7} {
 		o, err := optimizerFlags("sgd", acc, 0, 0, 0, wcmc.DefaultHoldout, false)
-		if err != nil || o.Eta != eta || o.Iters != 50 || o.Holdout != 0 {
+		if err != nil || o.Method != (consensus.SGD{Step: eta}) || o.Holdout != consensus.Off {
 			t.Errorf("sgd over %v: %+v, %v", acc, o, err)
 		}
 	}

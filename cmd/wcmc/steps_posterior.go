@@ -7,18 +7,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"wcmc"
-	"wcmc/runner"
 )
-
-func init() {
-	extraCommands = append(extraCommands, func([]runner.Spec) *cobra.Command { return newPosteriorCmd() })
-}
 
 func newPosteriorCmd() *cobra.Command {
 	var (
 		data, out string
 		sf        samplingFlags
 		seed      uint64
+		intercept bool
 	)
 	cmd := &cobra.Command{
 		Use:   "posterior",
@@ -28,7 +24,7 @@ by Albert–Chib Gibbs sampling on the whole data set, after --burnin sweeps
 from the posterior mode: the reference that wcmc evaluate compares the
 aggregated samples with (the paper uses S = 20000, burn-in 100).
 
-Writes the S×d samples to --out (.npy).`,
+Writes the S×d samples to --out (.npy).` + interceptHelp,
 		Example: `  wcmc posterior --data data.csv --out reference.npy`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -39,7 +35,7 @@ Writes the S×d samples to --out (.npy).`,
 			if err != nil {
 				return err
 			}
-			set, err := readData(data)
+			set, err := readCovariates(data, intercept)
 			if err != nil {
 				return err
 			}
@@ -58,6 +54,7 @@ Writes the S×d samples to --out (.npy).`,
 	f.StringVar(&data, "data", "", "the full data set, CSV rows label,x1,…,xd")
 	sf.register(f, 20000, "variance σ² of the prior N(0, σ² I)")
 	f.Uint64Var(&seed, "seed", 1, "random seed")
+	f.BoolVar(&intercept, "intercept", false, interceptUsage)
 	f.StringVar(&out, "out", "reference.npy", "output .npy file")
 	return cmd
 }

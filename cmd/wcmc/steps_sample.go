@@ -9,12 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"wcmc"
-	"wcmc/runner"
 )
-
-func init() {
-	extraCommands = append(extraCommands, func([]runner.Spec) *cobra.Command { return newSampleCmd() })
-}
 
 func newSampleCmd() *cobra.Command {
 	var (
@@ -22,6 +17,7 @@ func newSampleCmd() *cobra.Command {
 		worker, k  int
 		sf         samplingFlags
 		seed       uint64
+		intercept  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "sample",
@@ -35,7 +31,7 @@ K is read from partition.json beside the shard when --K is not given (and
 must agree with it when both are). The random stream depends only on
 (--seed, --worker), so the workers can run as separate jobs in any order
 and on any machines: the output equals worker k's samples from the
-in-process pipeline (wcmc.SampleWorkers) with the same seed.`,
+in-process pipeline (wcmc.SampleWorkers) with the same seed.` + interceptHelp,
 		Example: `  wcmc sample --shard shards/shard-3.csv --worker 3 --S 1000 --out samples/samples-3.npy`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -53,7 +49,7 @@ in-process pipeline (wcmc.SampleWorkers) with the same seed.`,
 			if err != nil {
 				return err
 			}
-			data, err := readData(shard)
+			data, err := readCovariates(shard, intercept)
 			if err != nil {
 				return err
 			}
@@ -78,6 +74,7 @@ in-process pipeline (wcmc.SampleWorkers) with the same seed.`,
 	f.IntVar(&k, "K", 0, "number of workers K (default: from partition.json beside the shard)")
 	sf.register(f, 1000, "variance σ² of the global prior N(0, σ² I); the worker uses Kσ²")
 	f.Uint64Var(&seed, "seed", 1, "random seed; worker k's stream derives from (seed, k)")
+	f.BoolVar(&intercept, "intercept", false, interceptUsage)
 	f.StringVar(&out, "out", "", "output .npy file (default samples-<k>.npy)")
 	return cmd
 }

@@ -177,7 +177,7 @@ func TestStepsEqualLibrary(t *testing.T) {
 			want["gcmc.npy"] = agg(wcmc.Aggregation{Scheme: wcmc.GCMC})
 		} else {
 			want["wvcmc-adam.npy"] = agg(wcmc.Aggregation{Scheme: wcmc.WVCMC, Target: target,
-				Optimizer: consensus.Optimizer{Method: consensus.Adam, BatchSize: 50, Iters: 10, Holdout: wcmc.DefaultHoldout}})
+				Optimizer: consensus.Settings{Method: consensus.Adam{BatchSize: 50, Iters: 10}}})
 		}
 	}
 	if want["noiseless.npy"], err = consensus.Noiseless(samples); err != nil {

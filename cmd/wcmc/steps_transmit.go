@@ -12,12 +12,7 @@ import (
 
 	"wcmc"
 	"wcmc/channel"
-	"wcmc/runner"
 )
-
-func init() {
-	extraCommands = append(extraCommands, func([]runner.Spec) *cobra.Command { return newTransmitCmd() })
-}
 
 // linkFile is the sidecar link.json of the received signals: what the
 // server knows about the transmission (E_k = √P_k B, N0) and how it was

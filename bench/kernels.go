@@ -1,0 +1,356 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"time"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"wcmc/channel"
+	"wcmc/consensus"
+	"wcmc/dataset"
+	"wcmc/sampler"
+)
+
+// gibbs times one sweep at each size against one plain read of U (floats.Sum
+// over its entries: the memory traffic a fused sweep cannot avoid) and
+// against N plain normal draws (rng.NormFloat64: the randomness it cannot
+// avoid).
+func (b *suite) gibbs() error {
+	for _, c := range b.s.gibbs {
+		g, rng, set, err := b.newChain(c.n, c.d)
+		if err != nil {
+			return err
+		}
+		raw := set.U.RawMatrix().Data
+		var sink float64
+		norm := make([]float64, c.n)
+		nrng := rand.New(rand.NewPCG(4, 5))
+		t := b.best(
+			func() { g.Sweep(rng) },
+			func() { sink += floats.Sum(raw) },
+			func() {
+				for i := range norm {
+					norm[i] = nrng.NormFloat64()
+				}
+			},
+		)
+		_ = sink
+		allocs := allocsPerCall(5, func() { g.Sweep(rng) })
+		size := fmt.Sprintf("N=%d d=%d", c.n, c.d)
+		mb := float64(8*len(raw)) / 1e6
+		read := fmt.Sprintf("one read of U (%.3g MB)", mb)
+		draws := fmt.Sprintf("%d normal draws (rng.NormFloat64)", c.n)
+		// The binding bound is the larger: memory for large d, randomness
+		// for small d.
+		k := Kernel{
+			Name: "Gibbs sweep", Size: size, Time: t[0], Rate: 1 / t[0].Seconds(), Unit: "samples/s",
+			Bound: read, BoundTime: t[1], Allocs: allocs,
+			Note: fmt.Sprintf("U read at %.1f GB/s; %s: %s", mb/1e3/t[1].Seconds(), draws, fmtDur(t[2])),
+		}
+		if t[2] > t[1] {
+			k.Bound, k.BoundTime = draws, t[2]
+			k.Note = fmt.Sprintf("%s: %s (%.1f GB/s)", read, fmtDur(t[1]), mb/1e3/t[1].Seconds())
+		}
+		k.BoundRate = 1 / k.BoundTime.Seconds()
+		if c.target != "" {
+			k.Ratio = float64(k.Time) / float64(k.BoundTime)
+			k.Target, k.Met = c.target, c.ok(k)
+		}
+		b.add(k)
+	}
+	return nil
+}
+
+// latent times sampler.DrawLatent on the margins of the (8500, 5) chain —
+// the truncated-normal draws of a sweep, with their real mix of bounds —
+// against as many plain normal draws.
+func (b *suite) latent() error {
+	n := b.s.latentN
+	g, rng, set, err := b.newChain(n, 5)
+	if err != nil {
+		return err
+	}
+	th := mat.NewVecDense(5, append([]float64(nil), g.Theta()...))
+	var m mat.VecDense
+	m.MulVec(set.U, th)
+	margins := m.RawVector().Data
+	sign := make([]float64, n)
+	above := 0
+	for i, v := range set.V {
+		sign[i] = 2*v - 1
+		if -sign[i]*margins[i] > 0 {
+			above++
+		}
+	}
+	kap := make([]float64, n)
+	norm := make([]float64, n)
+	nrng := rand.New(rand.NewPCG(4, 5))
+	t := b.best(
+		func() {
+			copy(kap, margins)
+			sampler.DrawLatent(rng, kap, sign)
+		},
+		func() {
+			for i := range norm {
+				norm[i] = nrng.NormFloat64()
+			}
+		},
+	)
+	per := func(d time.Duration) time.Duration { return d / time.Duration(n) }
+	k := Kernel{
+		Name: "truncated-normal latent draws", Size: fmt.Sprintf("margins of the N=%d d=5 chain", n),
+		Time: per(t[0]), Rate: float64(n) / t[0].Seconds(), Unit: "draws/s",
+		Bound: "plain normal draws (rng.NormFloat64)", BoundTime: per(t[1]), BoundRate: float64(n) / t[1].Seconds(),
+		Target: "≤ 2× plain normal draws",
+		Allocs: allocsPerCall(5, func() { sampler.DrawLatent(rng, kap, sign) }) / float64(n),
+		Note:   fmt.Sprintf("%.1f%% of the bounds a = −s·m are > 0 (points on the wrong side)", 100*float64(above)/float64(n)),
+	}
+	k.Met = float64(k.Time) <= 2*float64(k.BoundTime)
+	b.add(k)
+	return nil
+}
+
+// truncated times single StdNormalAbove calls at fixed bounds against
+// rng.NormFloat64.
+func (b *suite) truncated() error {
+	const n = 1024
+	rng := rand.New(rand.NewPCG(6, 7))
+	var sink float64
+	fs := []func(){func() {
+		for range n {
+			sink += rng.NormFloat64()
+		}
+	}}
+	for _, a := range b.s.truncA {
+		fs = append(fs, func() {
+			for range n {
+				sink += sampler.StdNormalAbove(rng, a)
+			}
+		})
+	}
+	t := b.best(fs...)
+	_ = sink
+	for i, a := range b.s.truncA {
+		b.add(Kernel{
+			Name: "StdNormalAbove (one call)", Size: fmt.Sprintf("a = %g", a),
+			Time: t[i+1] / n, Rate: n / t[i+1].Seconds(), Unit: "draws/s",
+			Bound: "rng.NormFloat64", BoundTime: t[0] / n, BoundRate: n / t[0].Seconds(),
+			Allocs: -1,
+		})
+	}
+	return nil
+}
+
+// gradient times the batched probit gradient (model.Probit.GradLogJoint)
+// and the fused log-joint and gradient on S samples near θ*, in GFLOP/s
+// counting the two products M = Θ Uᵀ and W U (4·S·N·d flops), against
+// blas64.Gemm computing the same two products in single calls, both on
+// one core (the gradient's products are serial by design: wcmc
+// parallelises over tasks); the all-core Gemm rate is given for
+// reference.
+func (b *suite) gradient() error {
+	n, d, s := b.s.gradN, b.s.gradD, b.s.gradS
+	p, set, err := probitTarget(8, n, d)
+	if err != nil {
+		return err
+	}
+	theta := nearThetaStar(rand.New(rand.NewPCG(9, 10)), s, d, 0.05)
+	grad := mat.NewDense(s, d, nil)
+	logp := make([]float64, s)
+	mbuf := make([]float64, s*n)
+	th, u := theta.RawMatrix(), set.U.RawMatrix()
+	g := grad.RawMatrix()
+	mm := blas64.General{Rows: s, Cols: n, Stride: n, Data: mbuf}
+	gemms := func() {
+		blas64.Gemm(blas.NoTrans, blas.Trans, 1, th, u, 0, mm)
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, mm, u, 0, g)
+	}
+	var t []time.Duration
+	withProcs(1, func() {
+		t = bestOf(max(2, b.cfg.Reps/2), b.cfg.MinSample,
+			func() { p.GradLogJoint(grad, theta) },
+			func() { p.LogJointGrad(logp, grad, theta) },
+			gemms,
+		)
+	})
+	tAll := bestOf(max(2, b.cfg.Reps/2), b.cfg.MinSample, gemms)[0]
+	flops := 4 * float64(s) * float64(n) * float64(d)
+	gf := func(d time.Duration) float64 { return flops / d.Seconds() / 1e9 }
+	size := fmt.Sprintf("N=%d d=%d S=%d", n, d, s)
+	bound, tb := fmt.Sprintf("%s Dgemm, same products, 1 core", blasName()), t[2]
+	perMargin := func(d time.Duration) string {
+		ns := float64(d-tb) / float64(s*n)
+		if ns < 0 {
+			return fmt.Sprintf("time beyond the products: %.3g ns per margin (Probit's cache-blocked products beat one Dgemm call)", ns)
+		}
+		return fmt.Sprintf("time beyond the products: %.3g ns per margin (the special functions)", ns)
+	}
+	k := Kernel{
+		Name: "probit gradient (batched)", Size: size, Time: t[0], Rate: gf(t[0]), Unit: "GFLOP/s",
+		Bound: bound, BoundTime: tb, BoundRate: gf(tb),
+		Target: "≤ 1.3× the matrix products",
+		Allocs: allocsPerCall(1, func() { p.GradLogJoint(grad, theta) }),
+		Note:   perMargin(t[0]),
+	}
+	k.Met = float64(k.Time) <= 1.3*float64(k.BoundTime)
+	b.add(k)
+	b.add(Kernel{
+		Name: "probit log-joint + gradient (fused)", Size: size, Time: t[1], Rate: gf(t[1]), Unit: "GFLOP/s",
+		Bound: bound, BoundTime: tb, BoundRate: gf(tb),
+		Allocs: allocsPerCall(1, func() { p.LogJointGrad(logp, grad, theta) }),
+		Note:   perMargin(t[1]),
+	})
+	b.add(Kernel{
+		Name: "Dgemm (all cores)", Size: size, Time: tAll, Rate: gf(tAll), Unit: "GFLOP/s",
+		Allocs: -1, Note: fmt.Sprintf("GOMAXPROCS=%d, for reference", runtime.GOMAXPROCS(0)),
+	})
+	return nil
+}
+
+// sgld times SGLD iterations (eq: update SGLD) on the probit target with
+// minibatches and counts the allocations per iteration as the difference
+// between runs of 2T and T iterations (set-up cancels).
+func (b *suite) sgld() error {
+	p, _, err := probitTarget(11, b.s.sgldN, 5)
+	if err != nil {
+		return err
+	}
+	const iters = 1000
+	cfg := sampler.SGLDConfig{Alpha: 1e-4, Beta: 1, Gamma: 0.55, BatchSize: b.s.sgldBatch}
+	rng := rand.New(rand.NewPCG(12, 13))
+	theta0 := dataset.ThetaStar(5)
+	dst := mat.NewDense(iters, 5, nil)
+	dst2 := mat.NewDense(2*iters, 5, nil)
+	run := func(m *mat.Dense) {
+		if e := sampler.RunSGLD(rng, p, cfg, theta0, m); e != nil {
+			err = e
+		}
+	}
+	t := b.best(func() { run(dst) })
+	if err != nil {
+		return fmt.Errorf("sgld: %w", err)
+	}
+	a1 := allocsPerCall(3, func() { run(dst) })
+	a2 := allocsPerCall(3, func() { run(dst2) })
+	b.add(Kernel{
+		Name: "SGLD iteration", Size: fmt.Sprintf("N=%d d=5 N_b=%d", b.s.sgldN, b.s.sgldBatch),
+		Time: t[0] / iters, Rate: iters / t[0].Seconds(), Unit: "iterations/s",
+		Target: "0 allocations per iteration", Allocs: (a2 - a1) / iters, Met: a2 == a1,
+	})
+	return nil
+}
+
+// wvcmc times one full-batch evaluation of the WVCMC objective and its
+// gradient (consensus.Variational.ValueGrad, the inner step of Algorithms
+// 1–2 with L-BFGS) on NOMA signals of K workers, and counts its
+// allocations.
+func (b *suite) wvcmc() error {
+	p, _, err := probitTarget(14, b.s.wvcmcN, 5)
+	if err != nil {
+		return err
+	}
+	rng := rand.New(rand.NewPCG(15, 16))
+	samples := make([]*mat.Dense, b.s.wvK)
+	for k := range samples {
+		samples[k] = nearThetaStar(rng, b.s.wvcmcS, 5, 0.1)
+	}
+	link := channel.Config{Access: channel.NOMA, Fading: channel.Flat, Repetition: 2, Power: 1, SNRdB: 20}
+	rx, err := channel.Transmit(rng, link, samples)
+	if err != nil {
+		return fmt.Errorf("wvcmc signals: %w", err)
+	}
+	v, err := consensus.NewVariational(rx, p)
+	if err != nil {
+		return err
+	}
+	m, err := consensus.WGCMC(rx)
+	if err != nil {
+		return err
+	}
+	grad := m.Clone()
+	call := func() {
+		if _, e := v.ValueGrad(grad, m); e != nil {
+			err = e
+		}
+	}
+	t := b.best(call)
+	if err != nil {
+		return fmt.Errorf("wvcmc: %w", err)
+	}
+	allocs := allocsPerCall(3, call)
+	b.add(Kernel{
+		Name: "WVCMC value + gradient", Size: fmt.Sprintf("NOMA K=%d S=%d N=%d d=5", b.s.wvK, b.s.wvcmcS, b.s.wvcmcN),
+		Time: t[0], Rate: 1 / t[0].Seconds(), Unit: "evaluations/s",
+		Target: "0 allocations per iteration", Allocs: allocs, Met: allocs == 0,
+	})
+	return nil
+}
+
+// parallel runs K workers' chains (sampler.SampleChains) on one core and
+// on all cores, in interleaved rounds from the same start and seeds, and
+// checks that the samples are identical.
+func (b *suite) parallel() error {
+	n, k, s := b.s.parN, b.s.parK, b.s.parS
+	procs := runtime.NumCPU()
+	best := [2]time.Duration{math.MaxInt64, math.MaxInt64}
+	var cores float64 // CPU time / wall time of the best all-core run
+	var out [2][]*mat.Dense
+	for range max(3, b.cfg.Reps) {
+		for i, p := range []int{1, procs} {
+			chains, rngs, dst, err := workerSetup(n, k, s)
+			if err != nil {
+				return err
+			}
+			withProcs(p, func() {
+				c0, ok0 := processCPU()
+				t0 := time.Now()
+				err = sampler.SampleChains(rngs, chains, dst, 0)
+				el := time.Since(t0)
+				c1, ok1 := processCPU()
+				if el < best[i] {
+					best[i] = el
+					if i == 1 && ok0 && ok1 {
+						cores = float64(c1-c0) / float64(el)
+					}
+				}
+			})
+			if err != nil {
+				return err
+			}
+			out[i] = dst
+		}
+	}
+	same := true
+	for i := range out[0] {
+		same = same && mat.Equal(out[0][i], out[1][i])
+	}
+	speedup := float64(best[0]) / float64(best[1])
+	ideal := float64(min(procs, k))
+	samples := float64(k * s)
+	b.add(Kernel{
+		Name: "K workers in parallel", Size: fmt.Sprintf("K=%d N=%d d=5 S=%d, %d cores", k, n, s, procs),
+		Time: best[1], Rate: samples / best[1].Seconds(), Unit: "samples/s",
+		Bound: "the same on 1 core", BoundTime: best[0], BoundRate: samples / best[0].Seconds(),
+		Target: fmt.Sprintf("speed-up near %.0f×, identical results", ideal),
+		Met:    same && speedup >= 0.85*ideal,
+		Allocs: -1,
+		Note:   fmt.Sprintf("speed-up %.2f×%s; samples identical to the 1-core run: %v", speedup, coresNote(cores), same),
+	})
+	return nil
+}
+
+// coresNote reports the CPU the all-core run obtained, which shows whether
+// other load left the cores to it.
+func coresNote(cores float64) string {
+	if cores == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (the all-core run got %.2f cores of CPU time)", cores)
+}

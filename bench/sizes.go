@@ -1,0 +1,84 @@
+package bench
+
+// sizes are the problem sizes of a run.
+type sizes struct {
+	gibbs               []gibbsCase
+	gradN, gradD, gradS int
+	latentN             int // (N, d = 5) chain whose margins feed the latent draws
+	scaleN              []int
+	scaleND             int
+	scaleD              []int
+	scaleDN             int
+	scaleS              []int
+	scaleSN, scaleSD    int
+	scaleK              []int
+	scaleKShard         int
+	scaleKSamples       int
+	sgldN, sgldBatch    int
+	wvcmcN, wvcmcS, wvK int
+	parN, parK, parS    int
+	truncA              []float64
+	normalDraws         int
+	burnin              int
+}
+
+type gibbsCase struct {
+	n, d   int
+	target string
+	ok     func(k Kernel) bool
+}
+
+func fullSizes(quick bool) *sizes {
+	s := &sizes{
+		gibbs: []gibbsCase{
+			{8500, 5, "≥ 10,000 samples/s", func(k Kernel) bool { return k.Rate >= 10000 }},
+			{12665, 30, "", nil},
+			{15000, 300, "≤ 1.5× the read of U", func(k Kernel) bool { return k.Ratio <= 1.5 }},
+		},
+		gradN: 15000, gradD: 300, gradS: 1000,
+		latentN: 8500,
+		scaleN:  []int{1000, 2000, 4000, 8000, 16000, 32000, 64000}, scaleND: 30,
+		scaleD: []int{5, 10, 20, 40, 80, 160, 320}, scaleDN: 4000,
+		scaleS: []int{10, 30, 100, 300, 1000, 3000}, scaleSN: 4000, scaleSD: 50,
+		scaleK: []int{1, 2, 4, 8, 16, 32}, scaleKShard: 425, scaleKSamples: 200,
+		sgldN: 8500, sgldBatch: 85,
+		wvcmcN: 8500, wvcmcS: 1000, wvK: 20,
+		parN: 8500, parK: 20, parS: 500,
+		truncA:      []float64{-1, -0.25, 0, 0.1, 1, 40},
+		normalDraws: 8500,
+		burnin:      20,
+	}
+	if quick {
+		s.gradS = 200
+		s.scaleN = []int{1000, 4000, 16000, 64000}
+		s.scaleD = []int{5, 20, 80, 320}
+		s.scaleS = []int{10, 100, 1000}
+		s.scaleK = []int{1, 2, 8, 32}
+		s.scaleKSamples = 50
+		s.wvcmcN, s.wvcmcS = 2000, 200
+		s.parS = 100
+	}
+	return s
+}
+
+// tinySizes are for tests of the code paths: everything small.
+func tinySizes() *sizes {
+	return &sizes{
+		gibbs: []gibbsCase{
+			{300, 5, "≥ 10,000 samples/s", func(k Kernel) bool { return k.Rate >= 10000 }},
+			{200, 20, "≤ 1.5× the read of U", func(k Kernel) bool { return k.Ratio <= 1.5 }},
+		},
+		gradN: 200, gradD: 10, gradS: 20,
+		latentN: 300,
+		scaleN:  []int{100, 200}, scaleND: 5,
+		scaleD: []int{3, 12}, scaleDN: 100,
+		scaleS: []int{2, 8}, scaleSN: 100, scaleSD: 4,
+		scaleK: []int{1, 3}, scaleKShard: 50, scaleKSamples: 5,
+		sgldN: 300, sgldBatch: 10,
+		wvcmcN: 300, wvcmcS: 30, wvK: 3,
+		parN: 300, parK: 3, parS: 5,
+		truncA:      []float64{-1, 0, 2},
+		normalDraws: 300,
+		burnin:      2,
+	}
+}

@@ -1,0 +1,203 @@
+package claims
+
+import (
+	"math"
+	"slices"
+	"sort"
+
+	"wcmc/runner"
+	"wcmc/scheme"
+)
+
+// Trials holds the per-trial values of one metric of one experiment, as
+// seen under one protocol: the rows of the schemes that learn no map as
+// they are, and the WVCMC rows named scheme.Under(s, p), renamed to the
+// bare scheme name s. Values are indexed by scheme, sweep point and trial.
+//
+// All schemes of one (point, trial) task share its worker samples and
+// channel, so comparisons at one point pair them by trial.
+type Trials struct {
+	Metric string
+	XName  string
+	// PairedAcrossPoints says whether trial t at one sweep point shares its
+	// random numbers with trial t at every other point, so that comparisons
+	// across points pair trials too. It holds for a Trajectory spec (each
+	// trial is one run through every checkpoint); for other specs task
+	// seeds depend on x (runner.TaskRng) and trials across points are
+	// independent, compared as two samples. Setting it for common random
+	// numbers across points needs no other change.
+	PairedAcrossPoints bool
+
+	x    map[int]float64                 // point → x
+	vals map[string]map[int][]trialValue // scheme → point → values in trial order
+	seed string                          // seeds the bootstrap (claim ID and protocol)
+	used map[string]bool                 // the schemes a check looked up
+}
+
+// trialValue is one trial's value.
+type trialValue struct {
+	trial int
+	v     float64
+}
+
+// TrialsOf collects the per-trial values of metric from res under
+// protocol p (see Trials).
+func TrialsOf(res *runner.Result, metric string, p scheme.Protocol) *Trials {
+	t := &Trials{Metric: metric, XName: res.Spec.X, PairedAcrossPoints: res.Spec.Trajectory,
+		x: map[int]float64{}, vals: map[string]map[int][]trialValue{}, used: map[string]bool{}}
+	for _, task := range res.Tasks {
+		for _, r := range task.Rows {
+			if r.Metric != metric {
+				continue
+			}
+			s, ok := protocolName(r.Scheme, p)
+			if !ok {
+				continue
+			}
+			t.add(s, task.Point, task.X, task.Trial, r.Value)
+		}
+	}
+	t.sortTrials()
+	return t
+}
+
+// protocolName returns the name under which a result row enters the view
+// of protocol p: the bare name of a WVCMC row of protocol p, the name of a
+// scheme that learns no map, and ok = false otherwise.
+func protocolName(row string, p scheme.Protocol) (string, bool) {
+	s, rp, ok := scheme.Split(row)
+	if !ok {
+		return "", false
+	}
+	if scheme.IsVariational(s) {
+		return s, rp == p
+	}
+	return row, true
+}
+
+// HasProtocol reports whether res holds any WVCMC row of protocol p.
+func HasProtocol(res *runner.Result, p scheme.Protocol) bool {
+	for _, task := range res.Tasks {
+		for _, r := range task.Rows {
+			if s, rp, ok := scheme.Split(r.Scheme); ok && rp == p && scheme.IsVariational(s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (t *Trials) add(s string, point int, x float64, trial int, v float64) {
+	if t.vals[s] == nil {
+		t.vals[s] = map[int][]trialValue{}
+	}
+	t.vals[s][point] = append(t.vals[s][point], trialValue{trial, v})
+	t.x[point] = x
+}
+
+func (t *Trials) sortTrials() {
+	for _, byPoint := range t.vals {
+		for _, tv := range byPoint {
+			sort.Slice(tv, func(i, j int) bool { return tv[i].trial < tv[j].trial })
+		}
+	}
+}
+
+// has reports whether scheme s has values at point p.
+func (t *Trials) has(s string, p int) bool {
+	t.used[s] = true
+	return len(t.vals[s][p]) > 0
+}
+
+// mean returns the mean of scheme s at point p and its number of trials.
+func (t *Trials) mean(s string, p int) (float64, int) {
+	tv := t.vals[s][p]
+	if len(tv) == 0 {
+		return math.NaN(), 0
+	}
+	var sum float64
+	for _, v := range tv {
+		sum += v.v
+	}
+	return sum / float64(len(tv)), len(tv)
+}
+
+// points returns the sweep points at which every scheme given has a
+// value, ordered by increasing x.
+func (t *Trials) points(schemes ...string) []int {
+	var out []int
+	for p := range t.x {
+		if !slices.ContainsFunc(schemes, func(s string) bool { return !t.has(s, p) }) {
+			out = append(out, p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if t.x[out[i]] != t.x[out[j]] {
+			return t.x[out[i]] < t.x[out[j]]
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+// present returns the schemes given that have a value at point p.
+func (t *Trials) present(p int, schemes ...string) []string {
+	var out []string
+	for _, s := range schemes {
+		if t.has(s, p) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// at returns "xname=x" of point p.
+func (t *Trials) at(p int) string { return t.XName + "=" + runner.FormatX(t.x[p]) }
+
+// usedVariational reports whether a check looked up a WVCMC scheme.
+func (t *Trials) usedVariational() bool {
+	for s := range t.used {
+		if scheme.IsVariational(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// ref names the values of one scheme at one sweep point.
+type ref struct {
+	scheme string
+	point  int
+}
+
+// column returns the values of r at the given trials (in that order), and
+// whether each was found.
+func (t *Trials) column(r ref, trials []int) ([]float64, bool) {
+	tv := t.vals[r.scheme][r.point]
+	out := make([]float64, len(trials))
+	for i, tr := range trials {
+		j := sort.Search(len(tv), func(j int) bool { return tv[j].trial >= tr })
+		if j == len(tv) || tv[j].trial != tr {
+			return nil, false
+		}
+		out[i] = tv[j].v
+	}
+	return out, true
+}
+
+// trialsOf returns the trials at which every ref has a value, in order.
+func (t *Trials) trialsOf(refs ...ref) []int {
+	var out []int
+	for i, r := range refs {
+		var ts []int
+		for _, v := range t.vals[r.scheme][r.point] {
+			ts = append(ts, v.trial)
+		}
+		if i == 0 {
+			out = ts
+			continue
+		}
+		out = slices.DeleteFunc(out, func(tr int) bool { _, found := slices.BinarySearch(ts, tr); return !found })
+	}
+	return out
+}

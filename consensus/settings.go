@@ -1,0 +1,387 @@
+package consensus
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Settings configures the WVCMC optimisation, as optimize.Settings does
+// for gonum's optimisers: a Method with its own settings, and what every
+// method shares. The zero value is the documented default everywhere:
+// L-BFGS (LBFGS{}) with the last DefaultHoldout of the signals held out to
+// stop early.
+type Settings struct {
+	// Method is the optimiser: SGD, Adam or LBFGS (nil means LBFGS{}).
+	Method Method
+	// Holdout is the fraction of the S signals (the last ones) kept out of
+	// the objective and used to stop early: the run returns the map with
+	// the best held-out objective and stops after Patience iterations
+	// without improvement. 0 means DefaultHoldout; Off runs without a
+	// held-out set (the in-sample objective alone); other values must lie
+	// in (0, 1). With S below the number of receive dimensions (OMA with
+	// S < K·m_r) the in-sample objective is unbounded below (see
+	// Fit.Unspanned), and a held-out criterion is one way to make stopping
+	// meaningful; LBFGS.Whiten (the Converged preset) is another.
+	Holdout float64
+	// Patience is the number of non-improving iterations tolerated under
+	// Holdout (0 means DefaultPatience).
+	Patience int
+	// MaxEvaluations stops the run with status BudgetSpent after the
+	// iteration at which the gradient evaluations reach it (0: no limit).
+	MaxEvaluations int
+	// Trace records the objective after every iteration (one extra pass
+	// over the data per iteration for SGD and Adam); otherwise only the
+	// start and final values.
+	Trace bool
+	// Observe, if set, is called after every iteration with the iteration
+	// count (1-based), the gradient evaluations so far (each costs N_b·S
+	// per-example gradients; L-BFGS line searches make it exceed the
+	// iterations) and the current map (valid only during the call).
+	Observe func(iter, evaluations int, m Map)
+}
+
+// Off disables a setting whose zero value selects a default:
+// Settings.Holdout = Off runs without a held-out set, LBFGS.RelTol = Off
+// without the stalled-objective test, SGD.Iters = Off or Adam.Iters = Off
+// without any iteration.
+const Off = -1
+
+// Defaults of the settings (used where a setting is zero).
+const (
+	// DefaultHoldout is the fraction of the signals held out to stop early.
+	DefaultHoldout = 0.2
+	// DefaultPatience: iterations without held-out improvement before
+	// stopping.
+	DefaultPatience = 5
+	// DefaultIters is t_m of SGD and Adam (the paper's probit t_m).
+	DefaultIters = 50
+	// DefaultAdamStep is Adam's step relative to the start map's scale.
+	DefaultAdamStep = 0.01
+	// DefaultLBFGSIters caps L-BFGS's major iterations.
+	DefaultLBFGSIters = 1000
+	// DefaultRelTol: L̃ is an average log-density of order N; a relative
+	// change of 1e-7 is far below the Monte Carlo error of the S-sample
+	// average that defines it.
+	DefaultRelTol = 1e-7
+)
+
+// Presets of the converged setting.
+const (
+	// ConvergedGradTol is Converged's tolerance on ‖∇L̃‖ relative to the
+	// start.
+	ConvergedGradTol = 1e-6
+	// ConvergedIters is Converged's iteration cap, far above the
+	// iterations its whitened L-BFGS needs.
+	ConvergedIters = 20000
+)
+
+// Method is a WVCMC optimiser with its own settings: SGD, Adam or LBFGS
+// (values or pointers). The zero value of each is its documented default.
+type Method interface {
+	// Name is the optimiser's name in reports: "sgd", "adam" or "lbfgs".
+	Name() string
+	method() // the set is closed
+}
+
+// Method names, as Name returns them.
+const (
+	NameSGD   = "sgd"
+	NameAdam  = "adam"
+	NameLBFGS = "lbfgs"
+)
+
+// SGD is the paper's literal procedure (Algorithms 1–2): W ← W − η ∇L̃
+// for t_m iterations, on full batches or minibatches of N_b data points.
+type SGD struct {
+	// Step is η > 0. It has no default: the paper's η are tied to the
+	// scale of the signals (docs/MATH.md note 11).
+	Step float64
+	// Iters is t_m (0 means DefaultIters; Off runs no iteration and
+	// returns the start map).
+	Iters int
+	// BatchSize is N_b; 0 or ≥ N means full batch.
+	BatchSize int
+}
+
+// Adam runs Adam on minibatch gradients with a step relative to the scale
+// of the start map, decayed linearly to zero over Iters iterations.
+type Adam struct {
+	// Step is the relative step α: the step on each entry of W_k is α
+	// times the root-mean-square entry of the start W_k (0 means
+	// DefaultAdamStep).
+	Step float64
+	// Iters is the number of iterations (0 means DefaultIters; Off runs
+	// no iteration and returns the start map).
+	Iters int
+	// BatchSize is N_b; 0 or ≥ N means full batch.
+	BatchSize int
+}
+
+// LBFGS minimises the full-batch objective with gonum's L-BFGS. It needs
+// no step size. It stops on the first of: ‖∇L̃‖_F ≤ GradTol·‖∇L̃(W_0)‖_F
+// (GradientConverged; gonum's own test ‖∇‖_∞ < 1e-12 also applies), an
+// objective that improved by less than RelTol·|L̃| over 10 iterations
+// (ObjectiveStalled), Iters iterations (IterationCap), or a line search
+// that finds no lower point (LineSearchFailed, the best point kept).
+type LBFGS struct {
+	// Iters caps the major iterations (0 means DefaultLBFGSIters).
+	Iters int
+	// GradTol is the gradient tolerance relative to the start gradient
+	// norm; 0 means no relative gradient test.
+	GradTol float64
+	// RelTol is the relative objective tolerance of the stall test (0
+	// means DefaultRelTol; Off disables the test).
+	RelTol float64
+	// Whiten runs L-BFGS in whitened coordinates. With Y = U Σ Vᵀ the thin
+	// SVD of the S × (streams·m_r) matrix of stacked in-sample signals
+	// (rows y_s), the stacked map is W = W_0 (I − V Vᵀ) + √S B Σ^{-1} Vᵀ
+	// and L-BFGS moves B (d × rank): the in-sample outputs are
+	// θ_s = √S B u_s, so the data term's Hessian is ≈ ∇²(−log p) ⊗ I
+	// whatever the scale and the correlation of the signals. When the
+	// signals span every receive dimension (S ≥ K·m_r under OMA, S ≥ m_r
+	// under NOMA) this is a change of variables with the same minimiser.
+	// Otherwise the in-sample objective has no minimum (Fit.Unspanned) and
+	// whitening also keeps the map at W_0 along the directions the signals
+	// do not span: the run minimises L̃ over the maps that agree with W_0
+	// there, a problem that has a minimiser. Gradient norms are then those
+	// of that restricted problem, ‖∇L̃ V‖_F.
+	Whiten bool
+	// Confine keeps the run in the region of maps it starts in. The maps
+	// at which L̃ is finite (every W_k E_k invertible) fall into 2^streams
+	// regions, one per pattern of signs of det(W_k E_k), separated by
+	// singular maps where L̃ = +∞; descent from W_0 in small steps never
+	// leaves its region, but a line search may step over the barrier.
+	// Confine rejects such trial points, as if L̃ were +∞ there, so the
+	// run converges to a stationary point that descent from W_0 reaches.
+	Confine bool
+}
+
+func (SGD) Name() string   { return NameSGD }
+func (Adam) Name() string  { return NameAdam }
+func (LBFGS) Name() string { return NameLBFGS }
+func (SGD) method()        {}
+func (Adam) method()       {}
+func (LBFGS) method()      {}
+
+// ParseMethod returns the zero-valued (default) method named name.
+func ParseMethod(name string) (Method, error) {
+	switch name {
+	case NameSGD:
+		return SGD{}, nil
+	case NameAdam:
+		return Adam{}, nil
+	case NameLBFGS:
+		return LBFGS{}, nil
+	}
+	return nil, fmt.Errorf("unknown optimiser %q (want %s, %s or %s)", name, NameLBFGS, NameAdam, NameSGD)
+}
+
+// Converged returns the settings that run WVCMC to a stationary point of
+// the in-sample objective: whitened L-BFGS confined to the start's region
+// (LBFGS.Whiten, LBFGS.Confine), without a held-out set or stall test,
+// stopped when ‖∇L̃‖_F ≤ ConvergedGradTol times its start value, or at
+// maxIters iterations (0 means ConvergedIters; Fit.Status says which).
+// When the fitted signals do not span every receive dimension
+// (Fit.Unspanned > 0: OMA with S < K·m_r) the in-sample objective has no
+// minimum; the stationary point is then that of L̃ over the maps that
+// agree with the start map along the unspanned directions (see
+// LBFGS.Whiten).
+func Converged(maxIters int) Settings {
+	if maxIters == 0 {
+		maxIters = ConvergedIters
+	}
+	return Settings{
+		Method:  LBFGS{Iters: maxIters, GradTol: ConvergedGradTol, RelTol: Off, Whiten: true, Confine: true},
+		Holdout: Off,
+	}
+}
+
+// Paper returns the paper's procedure (Algorithms 1–2): SGD with step η
+// for t_m = iters iterations on minibatches of batch data points (0: full
+// batch), without a held-out set.
+func Paper(step float64, iters, batch int) Settings {
+	return Settings{Method: SGD{Step: step, Iters: iters, BatchSize: batch}, Holdout: Off}
+}
+
+// resolved are Settings with every default filled in.
+type resolved struct {
+	Settings
+	holdout float64 // 0: none
+}
+
+// resolve fills in the defaults and checks the settings.
+func (s Settings) resolve() (resolved, error) {
+	r := resolved{Settings: s}
+	switch m := s.Method.(type) {
+	case nil:
+		r.Method = LBFGS{Iters: DefaultLBFGSIters, RelTol: DefaultRelTol}
+	case SGD:
+		r.Method = m.resolve()
+	case *SGD:
+		r.Method = deref(m).resolve()
+	case Adam:
+		r.Method = m.resolve()
+	case *Adam:
+		r.Method = deref(m).resolve()
+	case LBFGS:
+		r.Method = m.resolve()
+	case *LBFGS:
+		r.Method = deref(m).resolve()
+	}
+	if err := r.check(); err != nil {
+		return r, err
+	}
+	switch {
+	case s.Holdout == 0:
+		r.holdout = DefaultHoldout
+	case s.Holdout == Off:
+	case s.Holdout > 0 && s.Holdout < 1:
+		r.holdout = s.Holdout
+	default:
+		return r, fmt.Errorf("WVCMC: holdout fraction %v must be in (0, 1), 0 (default %v) or Off", s.Holdout, DefaultHoldout)
+	}
+	if r.Patience == 0 {
+		r.Patience = DefaultPatience
+	}
+	if r.Patience < 0 || r.MaxEvaluations < 0 {
+		return r, fmt.Errorf("WVCMC: patience %d and evaluation budget %d must be ≥ 0", r.Patience, r.MaxEvaluations)
+	}
+	return r, nil
+}
+
+// deref is *p, or the zero value for a nil p.
+func deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}
+
+func (m SGD) resolve() SGD {
+	m.Iters = iters(m.Iters)
+	return m
+}
+
+// iters resolves SGD's and Adam's iterations: 0 is the default, Off none.
+func iters(n int) int {
+	switch n {
+	case 0:
+		return DefaultIters
+	case Off:
+		return 0
+	}
+	return n
+}
+
+func (m Adam) resolve() Adam {
+	if m.Step == 0 {
+		m.Step = DefaultAdamStep
+	}
+	m.Iters = iters(m.Iters)
+	return m
+}
+
+func (m LBFGS) resolve() LBFGS {
+	if m.Iters == 0 {
+		m.Iters = DefaultLBFGSIters
+	}
+	if m.RelTol == 0 {
+		m.RelTol = DefaultRelTol
+	}
+	return m
+}
+
+// check reports settings no optimiser can run with.
+func (r resolved) check() error {
+	positive := func(what string, x float64) error {
+		if !(x > 0) || math.IsInf(x, 0) {
+			return fmt.Errorf("WVCMC %s: %s %v must be positive and finite", r.Method.Name(), what, x)
+		}
+		return nil
+	}
+	switch m := r.Method.(type) {
+	case SGD:
+		if m.Step == 0 {
+			return errors.New("WVCMC sgd: no step η given (SGD has no default step: the paper's η depend on the scale of the signals)")
+		}
+		if err := positive("step", m.Step); err != nil {
+			return err
+		}
+		return iterBatch(m.Name(), m.Iters, m.BatchSize)
+	case Adam:
+		if err := positive("relative step", m.Step); err != nil {
+			return err
+		}
+		return iterBatch(m.Name(), m.Iters, m.BatchSize)
+	case LBFGS:
+		if m.Iters < 0 {
+			return fmt.Errorf("WVCMC lbfgs: %d iterations", m.Iters)
+		}
+		if !(m.GradTol >= 0) || math.IsInf(m.GradTol, 0) {
+			return fmt.Errorf("WVCMC lbfgs: gradient tolerance %v must be ≥ 0 and finite", m.GradTol)
+		}
+		if m.RelTol != Off {
+			return positive("relative objective tolerance", m.RelTol)
+		}
+	}
+	return nil
+}
+
+func iterBatch(name string, iters, batch int) error {
+	if iters < 0 || batch < 0 {
+		return fmt.Errorf("WVCMC %s: %d iterations, batch %d: both must be ≥ 0", name, iters, batch)
+	}
+	return nil
+}
+
+// Status says why an optimisation stopped.
+type Status int
+
+// Statuses.
+const (
+	// NotStopped is the zero value; no finished run reports it.
+	NotStopped Status = iota
+	// GradientConverged: ‖∇L̃‖_F fell to LBFGS.GradTol times its start
+	// value (or below gonum's absolute ‖∇‖_∞ < 1e-12): a stationary point.
+	GradientConverged
+	// ObjectiveStalled: L̃ improved by less than LBFGS.RelTol·|L̃| over
+	// 10 iterations.
+	ObjectiveStalled
+	// IterationCap: the method ran its iterations (t_m for SGD and Adam,
+	// the cap for L-BFGS).
+	IterationCap
+	// HeldOutStop: the held-out objective did not improve for Patience
+	// iterations; the best held-out map is kept.
+	HeldOutStop
+	// BudgetSpent: Settings.MaxEvaluations gradient evaluations were made.
+	BudgetSpent
+	// LineSearchFailed: L-BFGS's line search found no lower point; the
+	// best point found is kept.
+	LineSearchFailed
+	// Failed: gonum's L-BFGS stopped for another reason (Fit.Message).
+	Failed
+)
+
+var statusNames = [...]string{
+	NotStopped:        "not-stopped",
+	GradientConverged: "gradient-converged",
+	ObjectiveStalled:  "objective-stalled",
+	IterationCap:      "iteration-cap",
+	HeldOutStop:       "held-out-stop",
+	BudgetSpent:       "budget-spent",
+	LineSearchFailed:  "line-search-failed",
+	Failed:            "failed",
+}
+
+// String returns the status's name in reports ("gradient-converged", …).
+func (s Status) String() string {
+	if s < 0 || int(s) >= len(statusNames) {
+		return fmt.Sprintf("status(%d)", int(s))
+	}
+	return statusNames[s]
+}
+
+// MarshalText writes the status as its name.
+func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
