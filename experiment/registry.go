@@ -18,7 +18,7 @@ var registry = map[string]runner.Spec{}
 // quickConvergedIters caps the converged protocol in --quick runs, which
 // are smoke tests: at the cap its status says "iteration cap", not
 // converged.
-const quickConvergedIters = "200"
+const quickConvergedIters = "1000"
 
 func register(s runner.Spec) {
 	if slices.ContainsFunc(s.Params, func(p runner.Param) bool { return p.Name == "converged_iters" }) {
