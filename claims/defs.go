@@ -3,18 +3,19 @@ package claims
 import (
 	"fmt"
 	"math"
+	"wcmc/scheme"
 )
 
 // Scheme groups of the paper's figures. cmc-noiseless is this project's
 // reference (the Monte Carlo floor of an ideal channel), not a scheme of
 // the paper, so "all the other schemes" never includes it.
 var (
-	wvcmc        = []string{"wvcmc-oma", "wvcmc-noma"}
-	wgcmcAndGCMC = []string{"gcmc", "wgcmc-oma", "wgcmc-noma"}
-	wireless     = []string{"gcmc", "wgcmc-oma", "wgcmc-noma", "wvcmc-oma", "wvcmc-noma"}
+	wvcmc        = []string{scheme.WVCMCOMA, scheme.WVCMCNOMA}
+	wgcmcAndGCMC = []string{scheme.GCMC, scheme.WGCMCOMA, scheme.WGCMCNOMA}
+	wireless     = []string{scheme.GCMC, scheme.WGCMCOMA, scheme.WGCMCNOMA, scheme.WVCMCOMA, scheme.WVCMCNOMA}
 	// probitOthers: the non-WVCMC schemes of the probit and MNIST figures,
 	// which include the best single worker.
-	probitOthers = []string{"gcmc", "wgcmc-oma", "wgcmc-noma", "best-single"}
+	probitOthers = []string{scheme.GCMC, scheme.WGCMCOMA, scheme.WGCMCNOMA, scheme.BestSingle}
 )
 
 // Metric pairs: the paper's metric first, then its fresh-signal twin
@@ -47,7 +48,7 @@ var registry = build([]def{
 			if !ok {
 				return missing("wvcmc-noma has no value at a swept T ≤ 10")
 			}
-			return atPoints(t, pairsWith("wvcmc-noma", []string{"gcmc", "wgcmc-oma", "wgcmc-noma", "wvcmc-oma"}),
+			return atPoints(t, pairsWith(scheme.WVCMCNOMA, []string{scheme.GCMC, scheme.WGCMCOMA, scheme.WGCMCNOMA, scheme.WVCMCOMA}),
 				func(x float64) bool { return x == t.x[p] }, false, "at "+t.at(p))
 		},
 	},
@@ -61,13 +62,13 @@ var registry = build([]def{
 		metrics: err2Pair,
 		check: func(t *Trials) *node {
 			p0, ok := nearT7(t)
-			ps := t.points("wvcmc-noma")
+			ps := t.points(scheme.WVCMCNOMA)
 			if !ok || ps[len(ps)-1] == p0 {
 				return missing("wvcmc-noma needs values at a swept T ≤ 10 and at a larger T")
 			}
 			p1 := ps[len(ps)-1]
 			return ratioLeaf(t, t.at(p0)+" vs "+t.at(p1), fmt.Sprintf("wvcmc-noma(%s) < %g×wvcmc-noma(%s)", t.at(p0), NearFactor, t.at(p1)),
-				ref{"wvcmc-noma", p0}, 1, ref{"wvcmc-noma", p1}, NearFactor)
+				ref{scheme.WVCMCNOMA, p0}, 1, ref{scheme.WVCMCNOMA, p1}, NearFactor)
 		},
 	},
 	{
@@ -81,19 +82,19 @@ var registry = build([]def{
 		metrics: err2Pair,
 		check: func(t *Trials) *node {
 			var cs []*node
-			for _, s := range []string{"wgcmc-oma", "wgcmc-noma"} {
+			for _, s := range []string{scheme.WGCMCOMA, scheme.WGCMCNOMA} {
 				p0, p1, ok := endpoints(t, s)
 				if !ok {
 					return missing("%s needs values at two T", s)
 				}
 				cs = append(cs, ratioLeaf(t, t.at(p0)+" → "+t.at(p1), fmt.Sprintf("%s(%s) < %s(%s)", s, t.at(p1), s, t.at(p0)),
 					ref{s, p1}, 1, ref{s, p0}, 1))
-				ps := t.points(s, "cmc-noiseless")
+				ps := t.points(s, scheme.Noiseless)
 				if len(ps) == 0 {
 					return missing("no T has both %s and cmc-noiseless", s)
 				}
 				p := ps[len(ps)-1]
-				cs = append(cs, ratioLeaf(t, t.at(p), factorTest(1, s, NearFactor, "cmc-noiseless"), ref{s, p}, 1, ref{"cmc-noiseless", p}, NearFactor))
+				cs = append(cs, ratioLeaf(t, t.at(p), factorTest(1, s, NearFactor, scheme.Noiseless), ref{s, p}, 1, ref{scheme.Noiseless, p}, NearFactor))
 			}
 			return allNode(cs...)
 		},
@@ -107,12 +108,12 @@ var registry = build([]def{
 			"the same factor within which WGCMC counts as optimal), beyond the 99%% Monte Carlo margin.", NearFactor),
 		metrics: err2Pair,
 		check: func(t *Trials) *node {
-			ps := t.points("gcmc", "cmc-noiseless")
+			ps := t.points(scheme.GCMC, scheme.Noiseless)
 			if len(ps) == 0 {
 				return missing("no T has both gcmc and cmc-noiseless")
 			}
 			p := ps[len(ps)-1]
-			return ratioLeaf(t, t.at(p), factorTest(NearFactor, "cmc-noiseless", 1, "gcmc"), ref{"cmc-noiseless", p}, NearFactor, ref{"gcmc", p}, 1)
+			return ratioLeaf(t, t.at(p), factorTest(NearFactor, scheme.Noiseless, 1, scheme.GCMC), ref{scheme.Noiseless, p}, NearFactor, ref{scheme.GCMC, p}, 1)
 		},
 	},
 
@@ -142,7 +143,7 @@ var registry = build([]def{
 		threshold: "At every swept SNR ≤ 10 dB: wgcmc-oma below gcmc, beyond the 99% Monte Carlo margin (above 10 dB the two are claimed to converge).",
 		metrics:   err2Pair,
 		check: func(t *Trials) *node {
-			return atPoints(t, [][2]string{{"wgcmc-oma", "gcmc"}}, func(x float64) bool { return x <= 10 }, false, "with SNR ≤ 10 dB")
+			return atPoints(t, [][2]string{{scheme.WGCMCOMA, scheme.GCMC}}, func(x float64) bool { return x <= 10 }, false, "with SNR ≤ 10 dB")
 		},
 	},
 	{
@@ -152,7 +153,7 @@ var registry = build([]def{
 		threshold: fmt.Sprintf("At the highest swept SNR (which must be ≥ 20 dB): wgcmc-oma and gcmc within a factor %g of each other "+
 			"(each below %g× the other beyond the 99%% Monte Carlo margin).", NearFactor, NearFactor),
 		metrics: err2Pair,
-		check:   func(t *Trials) *node { return nearAtTop(t, "wgcmc-oma", "gcmc", 20, NearFactor) },
+		check:   func(t *Trials) *node { return nearAtTop(t, scheme.WGCMCOMA, scheme.GCMC, 20, NearFactor) },
 	},
 	{
 		id: "fig3-wgcmc-noma-worse", exp: "gauss-snr", fig: "Fig. 3", sec: "Sec. VI-A, Error vs SNR",
@@ -161,7 +162,7 @@ var registry = build([]def{
 		threshold: "At every SNR: wgcmc-oma below wgcmc-noma, beyond the 99% Monte Carlo margin.",
 		metrics:   err2Pair,
 		check: func(t *Trials) *node {
-			return atPoints(t, [][2]string{{"wgcmc-oma", "wgcmc-noma"}}, everywhere, false, "")
+			return atPoints(t, [][2]string{{scheme.WGCMCOMA, scheme.WGCMCNOMA}}, everywhere, false, "")
 		},
 	},
 	{
@@ -171,7 +172,7 @@ var registry = build([]def{
 		threshold: "At every SNR: wvcmc-noma below wvcmc-oma, beyond the 99% Monte Carlo margin.",
 		metrics:   err2Pair,
 		check: func(t *Trials) *node {
-			return atPoints(t, [][2]string{{"wvcmc-noma", "wvcmc-oma"}}, everywhere, false, "")
+			return atPoints(t, [][2]string{{scheme.WVCMCNOMA, scheme.WVCMCOMA}}, everywhere, false, "")
 		},
 	},
 
@@ -184,7 +185,7 @@ var registry = build([]def{
 		threshold: fmt.Sprintf("At every gradient budget where SGLD has samples: %g× the better WVCMC mean below SGLD's, "+
 			"beyond the 99%% Monte Carlo margin.", VastFactor),
 		metrics: err2Only,
-		check:   func(t *Trials) *node { return bestBeats(t, wvcmc, []string{"sgld"}, VastFactor) },
+		check:   func(t *Trials) *node { return bestBeats(t, wvcmc, []string{scheme.SGLD}, VastFactor) },
 	},
 	{
 		id: "fig4-wvcmc-noma-best-late", exp: "probit-gradients", fig: "Fig. 4",
@@ -194,7 +195,7 @@ var registry = build([]def{
 		threshold: "At every swept budget > 5e6 gradients: wvcmc-noma below wvcmc-oma and below sgld, beyond the 99% Monte Carlo margin.",
 		metrics:   err2Only,
 		check: func(t *Trials) *node {
-			return atPoints(t, [][2]string{{"wvcmc-noma", "wvcmc-oma"}, {"wvcmc-noma", "sgld"}},
+			return atPoints(t, [][2]string{{scheme.WVCMCNOMA, scheme.WVCMCOMA}, {scheme.WVCMCNOMA, scheme.SGLD}},
 				func(x float64) bool { return x > 5e6 }, false, "beyond 5e6 gradients")
 		},
 	},
@@ -207,7 +208,7 @@ var registry = build([]def{
 			"Brown–Forsythe's measure) below that of wvcmc-oma and of sgld, beyond the 99% Monte Carlo margin (paired bootstrap).",
 		metrics: err2Only,
 		check: func(t *Trials) *node {
-			return atPoints(t, [][2]string{{"wvcmc-noma", "wvcmc-oma"}, {"wvcmc-noma", "sgld"}},
+			return atPoints(t, [][2]string{{scheme.WVCMCNOMA, scheme.WVCMCOMA}, {scheme.WVCMCNOMA, scheme.SGLD}},
 				func(x float64) bool { return x > 5e6 }, true, "beyond 5e6 gradients")
 		},
 	},
@@ -252,7 +253,7 @@ var registry = build([]def{
 			"beyond the 99%% Monte Carlo margin.", VastFactor),
 		metrics: err2Pair,
 		check: func(t *Trials) *node {
-			return bestBeats(t, wvcmc, []string{"wgcmc-oma", "wgcmc-noma"}, VastFactor)
+			return bestBeats(t, wvcmc, []string{scheme.WGCMCOMA, scheme.WGCMCNOMA}, VastFactor)
 		},
 	},
 
@@ -273,7 +274,7 @@ var registry = build([]def{
 			"and wgcmc-oma's more than wgcmc-noma's (ratio of the growth ratios beyond its 99% Monte Carlo margin).",
 		metrics: err2Pair,
 		check: func(t *Trials) *node {
-			return growsMore(t, [][2]string{{"wvcmc-oma", "wvcmc-noma"}, {"wgcmc-oma", "wgcmc-noma"}}, fromAtLeast(20), "K ≥ 20")
+			return growsMore(t, [][2]string{{scheme.WVCMCOMA, scheme.WVCMCNOMA}, {scheme.WGCMCOMA, scheme.WGCMCNOMA}}, fromAtLeast(20), "K ≥ 20")
 		},
 	},
 
@@ -294,7 +295,7 @@ var registry = build([]def{
 			"wgcmc-noma's more than wgcmc-oma's (ratio of the growth ratios beyond its 99% Monte Carlo margin).",
 		metrics: err2Pair,
 		check: func(t *Trials) *node {
-			return growsMore(t, [][2]string{{"wvcmc-noma", "wvcmc-oma"}, {"wgcmc-noma", "wgcmc-oma"}}, fromFirst, "the smallest ζ")
+			return growsMore(t, [][2]string{{scheme.WVCMCNOMA, scheme.WVCMCOMA}, {scheme.WGCMCNOMA, scheme.WGCMCOMA}}, fromFirst, "the smallest ζ")
 		},
 	},
 
@@ -315,7 +316,7 @@ var registry = build([]def{
 		threshold: "At every SNR: wvcmc-oma below wvcmc-noma and wgcmc-oma below wgcmc-noma, beyond the 99% Monte Carlo margin.",
 		metrics:   err2Pair,
 		check: func(t *Trials) *node {
-			return atPoints(t, [][2]string{{"wvcmc-oma", "wvcmc-noma"}, {"wgcmc-oma", "wgcmc-noma"}}, everywhere, false, "")
+			return atPoints(t, [][2]string{{scheme.WVCMCOMA, scheme.WVCMCNOMA}, {scheme.WGCMCOMA, scheme.WGCMCNOMA}}, everywhere, false, "")
 		},
 	},
 
@@ -328,7 +329,7 @@ var registry = build([]def{
 		threshold: fmt.Sprintf("At every gradient budget where SGLD has samples: %g× the better WVCMC mean below SGLD's, "+
 			"beyond the 99%% Monte Carlo margin.", VastFactor),
 		metrics: err2Only,
-		check:   func(t *Trials) *node { return bestBeats(t, wvcmc, []string{"sgld"}, VastFactor) },
+		check:   func(t *Trials) *node { return bestBeats(t, wvcmc, []string{scheme.SGLD}, VastFactor) },
 	},
 	{
 		id: "fig9-wvcmc-oma-best", exp: "mnist-gradients", fig: "Fig. 9",
@@ -339,8 +340,8 @@ var registry = build([]def{
 			"(mean absolute deviation from its median) below theirs, each beyond the 99% Monte Carlo margin.",
 		metrics: err2Only,
 		check: func(t *Trials) *node {
-			pairs := [][2]string{{"wvcmc-oma", "wvcmc-noma"}, {"wvcmc-oma", "sgld"}}
-			keep := lastPointOnly(t, "wvcmc-oma", "wvcmc-noma", "sgld")
+			pairs := [][2]string{{scheme.WVCMCOMA, scheme.WVCMCNOMA}, {scheme.WVCMCOMA, scheme.SGLD}}
+			keep := lastPointOnly(t, scheme.WVCMCOMA, scheme.WVCMCNOMA, scheme.SGLD)
 			return merge(atPoints(t, pairs, keep, false, "with all three schemes"), atPoints(t, pairs, keep, true, "with all three schemes"))
 		},
 	},
@@ -361,7 +362,7 @@ var registry = build([]def{
 		threshold: "At every SNR: wvcmc-oma below wvcmc-noma, beyond the 99% Monte Carlo margin.",
 		metrics:   err2Pair,
 		check: func(t *Trials) *node {
-			return atPoints(t, [][2]string{{"wvcmc-oma", "wvcmc-noma"}}, everywhere, false, "")
+			return atPoints(t, [][2]string{{scheme.WVCMCOMA, scheme.WVCMCNOMA}}, everywhere, false, "")
 		},
 	},
 	{
@@ -379,7 +380,9 @@ var registry = build([]def{
 		threshold: "For each of wgcmc-oma and gcmc: at some swept SNR its mean is above best-single's, beyond the 99% Monte Carlo margin, " +
 			"Holm-corrected over the SNRs (fails if at every SNR it is significantly below best-single).",
 		metrics: err2Pair,
-		check:   func(t *Trials) *node { return someWhereEach(t, "best-single", []string{"wgcmc-oma", "gcmc"}) },
+		check: func(t *Trials) *node {
+			return someWhereEach(t, scheme.BestSingle, []string{scheme.WGCMCOMA, scheme.GCMC})
+		},
 	},
 
 	// ---- Fig. 11: mnist-kl (Sec. VI-C, Evaluation of Inference Performance)
@@ -398,7 +401,7 @@ var registry = build([]def{
 		threshold: "At every SNR: wvcmc-oma's predictive KL below wvcmc-noma's, beyond the 99% Monte Carlo margin.",
 		metrics:   klPair,
 		check: func(t *Trials) *node {
-			return atPoints(t, [][2]string{{"wvcmc-oma", "wvcmc-noma"}}, everywhere, false, "")
+			return atPoints(t, [][2]string{{scheme.WVCMCOMA, scheme.WVCMCNOMA}}, everywhere, false, "")
 		},
 	},
 })
@@ -407,7 +410,7 @@ var registry = build([]def{
 // value, whose T is nearest to the paper's T ≃ 7 (the larger on a tie).
 func nearT7(t *Trials) (int, bool) {
 	best, found := 0, false
-	for _, p := range t.points("wvcmc-noma") {
+	for _, p := range t.points(scheme.WVCMCNOMA) {
 		x := t.x[p]
 		if x > 10 {
 			continue
