@@ -3,6 +3,7 @@ package claims
 import (
 	"fmt"
 	"math"
+
 	"wcmc/scheme"
 )
 
