@@ -385,5 +385,13 @@ func caption(v runner.Values) string {
 	default:
 		opt = fmt.Sprintf("WVCMC: L-BFGS, held out %s", v.Raw("holdout"))
 	}
+	// Other protocols' curves carry their names (.paper, .converged).
+	if ps, err := parseProtocols(v); err == nil && (len(ps) > 1 || ps[0] != scheme.Default) {
+		names := make([]string, len(ps))
+		for i, p := range ps {
+			names[i] = string(p)
+		}
+		opt = "protocols " + strings.Join(names, ", ") + " (default = " + strings.TrimPrefix(opt, "WVCMC: ") + ")"
+	}
 	return fmt.Sprintf("%s; %s fading, l = %s, P = %s", opt, v.Raw("fading"), v.Raw("repetition"), v.Raw("power"))
 }

@@ -113,3 +113,23 @@ func TestGradientProtocolsNamed(t *testing.T) {
 		}
 	}
 }
+
+func TestCaptionNamesProtocols(t *testing.T) {
+	spec, err := Lookup("gauss-snr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ set, want, not string }{
+		{"protocols=default", "WVCMC: L-BFGS, held out 0.2;", "protocols"},
+		{"protocols=converged,paper,default", "protocols paper, converged, default (default = L-BFGS, held out 0.2);", ""},
+	} {
+		plan, err := runner.NewPlan(spec, runner.Options{Quick: true, Sets: []string{c.set}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := spec.Caption(plan.Values)
+		if !strings.Contains(got, c.want) || (c.not != "" && strings.Contains(got, c.not)) {
+			t.Errorf("%s: caption %q, want it to contain %q", c.set, got, c.want)
+		}
+	}
+}
