@@ -24,7 +24,9 @@ by Albert–Chib Gibbs sampling on the whole data set, after --burnin sweeps
 from the posterior mode: the reference that wcmc evaluate compares the
 aggregated samples with (the paper uses S = 20000, burn-in 100).
 
-Writes the S×d samples to --out (.npy).` + interceptHelp,
+Writes the S×d samples to --out (.npy) and their summary and diagnostics
+to FILE.summary.csv beside FILE.npy (as wcmc sample does), also printed, with a
+warning on stderr for any parameter with R̂ > 1.01 or an ESS < 400.` + interceptHelp,
 		Example: `  wcmc posterior --data data.csv --out reference.npy`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -43,10 +45,15 @@ Writes the S×d samples to --out (.npy).` + interceptHelp,
 			if err != nil {
 				return fmt.Errorf("%s: %w", data, err)
 			}
-			if err := writeAll([]outFile{npyFile(out, theta)}); err != nil {
+			summary, err := summarize(out, theta)
+			if err != nil {
+				return err
+			}
+			if err := writeAll([]outFile{npyFile(out, theta), summary.file()}); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s reference samples of %s (N = %d) to %s\n", dims(theta), data, set.Len(), out)
+			summary.print(cmd.OutOrStdout(), cmd.ErrOrStderr(), out, 1)
 			return nil
 		},
 	}

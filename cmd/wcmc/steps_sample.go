@@ -25,7 +25,11 @@ func newSampleCmd() *cobra.Command {
 		Long: `Run worker k: draw S samples of its subposterior p(θ)^{1/K} p(Z_k|θ) by
 Albert–Chib Gibbs sampling on its shard, with the global prior N(0, σ² I)
 tempered to N(0, Kσ² I), after --burnin sweeps from the shard's posterior
-mode. Writes an S×d .npy file (samples as rows).
+mode. Writes an S×d .npy file (samples as rows) and, beside it,
+FILE.summary.csv for FILE.npy: per parameter the mean, sd, 5/50/95% quantiles, the
+Monte Carlo error of the mean, bulk and tail ESS and split-R̂ (Vehtari et
+al. 2021), also printed; a warning goes to stderr for any parameter with
+R̂ > 1.01 or an ESS < 400.
 
 K is read from partition.json beside the shard when --K is not given (and
 must agree with it when both are). The random stream depends only on
@@ -60,11 +64,16 @@ in-process pipeline (wcmc.SampleWorkers) with the same seed.` + interceptHelp,
 			if out == "" {
 				out = fmt.Sprintf("samples-%d.npy", worker)
 			}
-			if err := writeAll([]outFile{npyFile(out, theta)}); err != nil {
+			summary, err := summarize(out, theta)
+			if err != nil {
+				return err
+			}
+			if err := writeAll([]outFile{npyFile(out, theta), summary.file()}); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "worker %d of %d: wrote %d×%d samples of %s (%d points) to %s\n",
 				worker, K, sampling.S, data.Dim(), shard, data.Len(), out)
+			summary.print(cmd.OutOrStdout(), cmd.ErrOrStderr(), out, 1)
 			return nil
 		},
 	}
