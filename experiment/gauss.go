@@ -131,18 +131,18 @@ func newGaussProblem(d, k int, homogeneous bool) (*gaussProblem, error) {
 	return p, nil
 }
 
-func runGaussTrial(t runner.Task) (runner.Outcome, error) {
+func runGaussTrial(t runner.Task) (runner.TaskOutput, error) {
 	v := t.Params
 	p := t.Shared.(*gaussProblem)
 	enabled, err := enabledSchemes(v, wirelessSchemes)
 	if err != nil {
-		return runner.Outcome{}, err
+		return runner.TaskOutput{}, err
 	}
 	k := v.Int("K")
 	T := v.Int("T")
 	link, err := linkConfig(v)
 	if err != nil {
-		return runner.Outcome{}, err
+		return runner.TaskOutput{}, err
 	}
 	// Every worker draws T exact samples; OMA sends the first ⌊T/K⌋.
 	sampleRng := rand.New(rand.NewPCG(t.Rng.Uint64(), t.Rng.Uint64()))
@@ -152,7 +152,7 @@ func runGaussTrial(t runner.Task) (runner.Outcome, error) {
 	}
 	runs, err := protocolRuns(v, 0, 1)
 	if err != nil {
-		return runner.Outcome{}, err
+		return runner.TaskOutput{}, err
 	}
 	cfg := cmcConfig{
 		link:      link,
@@ -165,10 +165,10 @@ func runGaussTrial(t runner.Task) (runner.Outcome, error) {
 	}
 	out, err := runCMC(t.Rng, samples, cfg)
 	if err != nil {
-		return runner.Outcome{}, err
+		return runner.TaskOutput{}, err
 	}
 	ref := p.global.SecondMoment()
-	res := runner.Outcome{Skipped: out.skipped, Info: out.info}
+	res := runner.TaskOutput{Skipped: out.skipped, Info: out.info}
 	for _, s := range resultNames(wirelessSchemes, runs) {
 		so, ok := out.schemes[s]
 		if !ok {
@@ -176,18 +176,18 @@ func runGaussTrial(t runner.Task) (runner.Outcome, error) {
 		}
 		e, err := metric.Err2(so.theta, ref)
 		if err != nil {
-			return runner.Outcome{}, fmt.Errorf("%s: %w", s, err)
+			return runner.TaskOutput{}, fmt.Errorf("%s: %w", s, err)
 		}
 		fresh, err := metric.Err2Moment(p.freshMoment(so), ref)
 		if err != nil {
-			return runner.Outcome{}, fmt.Errorf("%s fresh: %w", s, err)
+			return runner.TaskOutput{}, fmt.Errorf("%s fresh: %w", s, err)
 		}
 		res.Rows = append(res.Rows,
 			runner.Row{Scheme: s, Metric: "err2", Value: e},
 			runner.Row{Scheme: s, Metric: "err2_fresh", Value: fresh})
 	}
 	if err := t.Err(); err != nil {
-		return runner.Outcome{}, err
+		return runner.TaskOutput{}, err
 	}
 	return res, nil
 }

@@ -98,41 +98,41 @@ func gradientSpec(id, fig, desc string, base []runner.Param, defaults, quick map
 	}
 }
 
-func runGradientTrial(t runner.Task) (runner.Outcome, error) {
+func runGradientTrial(t runner.Task) (runner.TaskOutput, error) {
 	v := t.Params
 	p := t.Shared.(*probitProblem)
 	enabled, err := enabledSchemes(v, gradientSchemes)
 	if err != nil {
-		return runner.Outcome{}, err
+		return runner.TaskOutput{}, err
 	}
 	checkpoints := v.XList()
 	sort.Float64s(checkpoints)
 	budget := checkpoints[len(checkpoints)-1]
 	k, s, n := v.Int("K"), v.Int("S"), p.train.Len()
 	if k > n {
-		return runner.Outcome{}, fmt.Errorf("K = %d workers for N = %d data points", k, n)
+		return runner.TaskOutput{}, fmt.Errorf("K = %d workers for N = %d data points", k, n)
 	}
 	link, err := linkConfig(v)
 	if err != nil {
-		return runner.Outcome{}, err
+		return runner.TaskOutput{}, err
 	}
 	partRng, workerRngs := workerStreams(t.Rng, k)
 	linkRng, optSeed, sgldRng := split(t.Rng), splitSeeds(t.Rng), split(t.Rng)
 
-	var out runner.Outcome
+	var out runner.TaskOutput
 	out.Info = map[string]map[string]any{}
 	if enabled[SchemeWVCMCOMA] || enabled[SchemeWVCMCNOMA] {
 		samples, _, err := p.workerSamples(v, partRng, workerRngs, s, 0)
 		if err != nil {
-			return runner.Outcome{}, err
+			return runner.TaskOutput{}, err
 		}
 		if err := t.Err(); err != nil {
-			return runner.Outcome{}, err
+			return runner.TaskOutput{}, err
 		}
 		batch := int(v.Float("batch_frac")*float64(n) + 0.5)
 		runs, err := protocolRuns(v, batch, etaDivisor(v))
 		if err != nil {
-			return runner.Outcome{}, err
+			return runner.TaskOutput{}, err
 		}
 		// One optimiser stream per protocol, each used by OMA and then NOMA.
 		optRngs := make([]*rand.Rand, len(runs))
@@ -151,7 +151,7 @@ func runGradientTrial(t runner.Task) (runner.Outcome, error) {
 			l.Access = acc.access
 			rx, err := channel.Transmit(linkRng, l, samples)
 			if err != nil {
-				return runner.Outcome{}, err
+				return runner.TaskOutput{}, err
 			}
 			for i, r := range runs {
 				name := scheme.Under(acc.name, r.protocol)
@@ -162,7 +162,7 @@ func runGradientTrial(t runner.Task) (runner.Outcome, error) {
 				perEval := budgetIters(&opt, s, n, budget)
 				rows, info, err := p.wvcmcPath(taskContext(t), optRngs[i], rx, opt, perEval, checkpoints)
 				if errors.Is(err, consensus.ErrCancelled) {
-					return runner.Outcome{}, err
+					return runner.TaskOutput{}, err
 				}
 				if err != nil {
 					out.Skipped = append(out.Skipped, runner.Skip{Scheme: name, Reason: err.Error()})
@@ -184,7 +184,7 @@ func runGradientTrial(t runner.Task) (runner.Outcome, error) {
 		out.Rows = append(out.Rows, rows...)
 	}
 	if err := t.Err(); err != nil {
-		return runner.Outcome{}, err
+		return runner.TaskOutput{}, err
 	}
 	return out, nil
 }

@@ -186,17 +186,17 @@ func newProbitProblem(v runner.Values, rng *rand.Rand) (*probitProblem, error) {
 	return newProbitReference(train, test, v, rng)
 }
 
-func runProbitTrial(t runner.Task) (runner.Outcome, error) {
+func runProbitTrial(t runner.Task) (runner.TaskOutput, error) {
 	v := t.Params
 	p := t.Shared.(*probitProblem)
 	enabled, err := enabledSchemes(v, probitSchemes)
 	if err != nil {
-		return runner.Outcome{}, err
+		return runner.TaskOutput{}, err
 	}
 	k, T := v.Int("K"), v.Int("T")
 	link, err := linkConfig(v)
 	if err != nil {
-		return runner.Outcome{}, err
+		return runner.TaskOutput{}, err
 	}
 	partRng, workerRngs := workerStreams(t.Rng, k)
 	freshRng := split(t.Rng)
@@ -205,16 +205,16 @@ func runProbitTrial(t runner.Task) (runner.Outcome, error) {
 	factor := v.Int("fresh_factor")
 	samples, fresh, err := p.workerSamples(v, partRng, workerRngs, nomaS, factor*nomaS)
 	if err != nil {
-		return runner.Outcome{}, err
+		return runner.TaskOutput{}, err
 	}
 	if err := t.Err(); err != nil {
-		return runner.Outcome{}, err
+		return runner.TaskOutput{}, err
 	}
 
 	batch := int(v.Float("batch_frac")*float64(p.train.Len()) + 0.5)
 	runs, err := protocolRuns(v, batch, etaDivisor(v))
 	if err != nil {
-		return runner.Outcome{}, err
+		return runner.TaskOutput{}, err
 	}
 	cfg := cmcConfig{
 		link:      link,
@@ -227,19 +227,19 @@ func runProbitTrial(t runner.Task) (runner.Outcome, error) {
 	}
 	out, err := runCMC(t.Rng, samples, cfg)
 	if err != nil {
-		return runner.Outcome{}, err
+		return runner.TaskOutput{}, err
 	}
 	if enabled[SchemeBestSingle] {
 		if err := out.bestSingle(p.refMoment); err != nil {
-			return runner.Outcome{}, err
+			return runner.TaskOutput{}, err
 		}
 	}
 	freshTheta, err := out.applyFresh(freshRng, link, fresh, factor*omaS, factor*nomaS)
 	if err != nil {
-		return runner.Outcome{}, err
+		return runner.TaskOutput{}, err
 	}
 
-	res := runner.Outcome{Skipped: out.skipped, Info: out.info}
+	res := runner.TaskOutput{Skipped: out.skipped, Info: out.info}
 	for _, s := range resultNames(probitSchemes, runs) {
 		so, ok := out.schemes[s]
 		if !ok {
@@ -247,13 +247,13 @@ func runProbitTrial(t runner.Task) (runner.Outcome, error) {
 		}
 		rows, err := p.measure(s, so.theta, freshTheta[s])
 		if err != nil {
-			return runner.Outcome{}, err
+			return runner.TaskOutput{}, err
 		}
 		res.Rows = append(res.Rows, rows...)
 	}
 	// A stage cut short by cancellation leaves no valid result.
 	if err := t.Err(); err != nil {
-		return runner.Outcome{}, err
+		return runner.TaskOutput{}, err
 	}
 	return res, nil
 }

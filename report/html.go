@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"slices"
 	"strings"
 
 	"wcmc/claims"
-	"wcmc/runner"
 	"wcmc/scheme"
 )
 
@@ -45,105 +45,114 @@ func verdictSpan(v claims.Verdict) string {
 }
 
 // figureID is the id of a figure element.
-func figureID(spec runner.Spec, metric string) string { return "fig-" + spec.ID + "-" + metric }
+func figureID(experiment, metric string) string { return "fig-" + experiment + "-" + metric }
 
 // sectionID is the id of an experiment's section.
-func sectionID(spec runner.Spec) string { return "exp-" + spec.ID }
+func sectionID(experiment string) string { return "exp-" + experiment }
 
 // WriteHTML writes the report as a self-contained HTML page (report.html):
 // figures are inlined as SVG, the style sheet is embedded, and nothing is
 // loaded from elsewhere. The page is also well-formed XML.
 func (r *Report) WriteHTML(out io.Writer) error {
 	w := bufio.NewWriter(out)
-	m := r.Meta
+	l := r.layout()
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	p("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
 	p("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
 	p("<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n", esc("wcmc reproduction report"), css)
 	p("<h1>%s</h1>\n", esc(Title))
-	t := r.Totals()
-	p("<p><strong>Does it reproduce?</strong> %s.</p>\n", esc(r.totalsLine()))
-	for _, pr := range scheme.Protocols {
-		if t.Judged(pr) == 0 {
-			continue
-		}
-		v := t[pr]
-		p("<p>%s: %s %d · %s %d · %s %d · %s %d</p>\n", esc(string(pr)), verdictSpan(claims.Holds), v[claims.Holds], verdictSpan(claims.Fails), v[claims.Fails],
+	p("<p><strong>Does it reproduce?</strong> %s.</p>\n", esc(l.headline))
+	for _, c := range l.counts {
+		v := c.verdicts
+		p("<p>%s: %s %d · %s %d · %s %d · %s %d</p>\n", esc(string(c.protocol)), verdictSpan(claims.Holds), v[claims.Holds], verdictSpan(claims.Fails), v[claims.Fails],
 			verdictSpan(claims.Inconclusive), v[claims.Inconclusive], verdictSpan(claims.NotEvaluated), v[claims.NotEvaluated])
 	}
-	p("<p class=\"generated\">%s</p>\n<p>%s</p>\n", esc(m.generatedLine()), esc(r.computeLine()))
-	if m.Command != "" {
-		p("<p>Command: <code>%s</code></p>\n", esc(m.Command))
+	p("<p class=\"generated\">%s</p>\n<p>%s</p>\n", esc(l.generated), esc(l.compute))
+	if l.command != "" {
+		p("<p>Command: <code>%s</code></p>\n", esc(l.command))
 	}
-	p("<p>Settings: %s.</p>\n", esc(strings.Join(m.settings(), " · ")))
+	p("<p>Settings: %s.</p>\n", esc(l.settings))
 
 	p("<h2 id=\"claims\">Claims</h2>\n<p>%s</p>\n<table>\n<tr><th>Claim</th><th>Figure</th><th>Metric</th>", esc(protocolLegend))
 	for _, pr := range scheme.Protocols {
 		p("<th>%s</th>", esc(string(pr)))
 	}
 	p("</tr>\n")
-	for _, s := range r.Sections {
-		for _, c := range s.Claims {
-			p("<tr><td><a href=\"#%s\">%s</a></td><td>%s</td><td><code>%s</code></td>", esc(c.Claim.ID), esc(c.Claim.ID), esc(c.Claim.Figure), esc(c.Claim.Metric))
-			for _, pr := range scheme.Protocols {
-				if o, ok := c.Under(pr); ok {
-					p("<td>%s</td>", verdictSpan(o.Verdict))
-				} else {
-					p("<td>–</td>")
-				}
+	for _, c := range l.claims {
+		p("<tr><td><a href=\"#%s\">%s</a></td><td>%s</td><td><code>%s</code></td>", esc(c.id), esc(c.id), esc(c.figure), esc(c.metric))
+		for _, v := range c.verdicts {
+			if v != nil {
+				p("<td>%s</td>", verdictSpan(*v))
+			} else {
+				p("<td>–</td>")
 			}
-			p("</tr>\n")
 		}
+		p("</tr>\n")
 	}
 	p("</table>\n<h3>How verdicts are decided</h3>\n<p>%s</p>\n", esc(claims.Method))
 
-	p("<h2 id=\"experiments\">Experiments</h2>\n<p>Claims per protocol: hold/fail/inconclusive/not evaluated.</p>\n<table>\n<tr><th>Experiment</th><th>Figure</th><th>Trials</th><th>Computed</th><th>Wall time</th>")
+	p("<h2 id=\"experiments\">Experiments</h2>\n<p>%s</p>\n<table>\n<tr><th>Experiment</th><th>Figure</th><th>Trials</th><th>Computed</th><th>Wall time</th>", esc(countsLegend))
 	for _, pr := range scheme.Protocols {
 		p("<th>%s</th>", esc(string(pr)))
 	}
 	p("<th>Status</th></tr>\n")
-	for _, s := range r.Sections {
-		trials, computed, wt := runFacts(s)
-		vc := verdictCounts(s.Claims)
+	for _, e := range l.experiments {
 		p("<tr><td><a href=\"#%s\">%s</a></td><td>%s</td><td class=\"num\">%s</td><td>%s</td><td class=\"num\">%s</td>",
-			esc(sectionID(s.Spec)), esc(s.Spec.ID), esc(s.Spec.Figure), esc(trials), esc(computed), esc(wt))
-		for _, pr := range scheme.Protocols {
-			p("<td class=\"num\">%s</td>", esc(vc.cell(pr)))
+			esc(sectionID(e.id)), esc(e.id), esc(e.figure), esc(e.trials), esc(e.computed), esc(e.wall))
+		for _, c := range e.counts {
+			p("<td class=\"num\">%s</td>", esc(c))
 		}
-		p("<td>%s</td></tr>\n", esc(status(s)))
+		p("<td>%s</td></tr>\n", esc(e.status))
 	}
 	p("</table>\n")
 
-	for _, s := range r.Sections {
-		r.htmlSection(w, s)
+	for _, s := range l.sections {
+		htmlSection(w, s)
 	}
 	p("</body>\n</html>\n")
 	return w.Flush()
 }
 
-func (r *Report) htmlSection(w *bufio.Writer, s Section) {
-	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
-	p("<section id=\"%s\">\n<h2>%s</h2>\n<p>%s</p>\n", esc(sectionID(s.Spec)), esc(title(s.Spec)), esc(s.Spec.Description))
-	if s.Result == nil {
-		p("<p><strong>Not run</strong>: %s</p>\n", esc(s.NotRun))
-	} else {
-		res := s.Result
-		quick := ""
-		if res.Quick {
-			quick = ", smoke-sized (--quick)"
+// htmlRow writes a table row of header (th) or data (td) cells, the cells
+// at the indices in num right-aligned as numbers; the cells are HTML.
+func htmlRow(w io.Writer, tag string, cells []string, num ...int) {
+	fmt.Fprint(w, "<tr>")
+	for i, c := range cells {
+		if slices.Contains(num, i) {
+			fmt.Fprintf(w, "<%s class=\"num\">%s</%s>", tag, c, tag)
+		} else {
+			fmt.Fprintf(w, "<%s>%s</%s>", tag, c, tag)
 		}
-		p("<p>Seed %d, %d trials per point%s, computed %s, wall time %s.</p>\n", res.Seed, res.Trials, esc(quick),
-			esc(res.Start.UTC().Format("2006-01-02 15:04:05Z")), esc(fmtDur(wall(res))))
-		p("<p>Parameters: <code>%s</code></p>\n", esc(strings.Join(paramList(res), " ")))
-		if len(res.Notes) > 0 {
+	}
+	fmt.Fprint(w, "</tr>\n")
+}
+
+// escAll escapes each of cells.
+func escAll(cells []string) []string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = esc(c)
+	}
+	return out
+}
+
+func htmlSection(w *bufio.Writer, s sectionLayout) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	p("<section id=\"%s\">\n<h2>%s</h2>\n<p>%s</p>\n", esc(sectionID(s.id)), esc(s.title), esc(s.description))
+	if !s.ran {
+		p("<p><strong>Not run</strong>: %s</p>\n", esc(s.notRun))
+	} else {
+		p("<p>%s</p>\n", esc(s.facts))
+		p("<p>Parameters: <code>%s</code></p>\n", esc(s.params))
+		if len(s.notes) > 0 {
 			p("<p>Not applicable:</p>\n<ul>\n")
-			for _, n := range res.Notes {
-				p("<li>%s</li>\n", esc(n.String()))
+			for _, n := range s.notes {
+				p("<li>%s</li>\n", esc(n))
 			}
 			p("</ul>\n")
 		}
-		for _, f := range s.Figures {
-			p("<figure id=\"%s\">\n", esc(figureID(s.Spec, f.Metric)))
+		for _, f := range s.figures {
+			p("<figure id=\"%s\">\n", esc(figureID(s.id, f.Metric)))
 			if f.SVG != nil {
 				w.Write(f.SVG)
 				p("\n")
@@ -152,62 +161,48 @@ func (r *Report) htmlSection(w *bufio.Writer, s Section) {
 			}
 			p("<figcaption>%s (%s)</figcaption>\n</figure>\n", esc(f.File), esc(f.Metric))
 		}
-		for _, metric := range s.Spec.Metrics {
-			g := grid(s, metric)
-			if len(g.schemes) == 0 {
-				continue
+		for _, g := range s.grids {
+			p("<table>\n<caption>%s — %s</caption>\n", esc(g.label), esc(g.caption()))
+			htmlRow(w, "th", escAll(append([]string{g.xname}, g.schemes...)))
+			all := make([]int, len(g.schemes)+1)
+			for i := range all {
+				all[i] = i
 			}
-			label := s.Spec.MetricLabel[metric]
-			if label == "" {
-				label = metric
-			}
-			p("<table>\n<caption>%s — mean [5%%, 95%%] over %d trials (– : not applicable)</caption>\n<tr><th>%s</th>", esc(label), res.Trials, esc(s.Spec.X))
-			for _, sc := range g.schemes {
-				p("<th>%s</th>", esc(sc))
-			}
-			p("</tr>\n")
-			for pt, x := range g.xs {
-				p("<tr><td class=\"num\">%s</td>", esc(runner.FormatX(x)))
-				for _, sc := range g.schemes {
-					p("<td class=\"num\">%s</td>", esc(g.text(sc, pt, res.Trials)))
-				}
-				p("</tr>\n")
+			for _, row := range g.rows {
+				htmlRow(w, "td", escAll(row), all...)
 			}
 			p("</table>\n")
 		}
 	}
-	if len(s.Claims) > 0 {
-		p("<h3>Claims about %s</h3>\n", esc(s.Spec.Figure))
+	if len(s.claims) > 0 {
+		p("<h3>Claims about %s</h3>\n", esc(s.figure))
 	}
-	for _, c := range s.Claims {
-		cl := c.Claim
+	for _, c := range s.claims {
+		cl := c.claim
 		p("<div class=\"claim\" id=\"%s\">\n<h4>%s", esc(cl.ID), esc(cl.ID))
-		for _, o := range c.Outcomes {
-			p(" %s %s", esc(string(o.Protocol)), verdictSpan(o.Verdict))
+		for _, o := range c.outcomes {
+			p(" %s %s", esc(string(o.protocol)), verdictSpan(o.verdict))
 		}
 		p("</h4>\n<blockquote>“%s”<br/>— %s (%s; source: %s)</blockquote>\n", esc(cl.Quote), esc(cl.Section), esc(cl.Figure), esc(cl.Source))
 		p("<p>Metric <code>%s</code>. Threshold: %s</p>\n", esc(cl.Metric), esc(cl.Threshold))
-		p("<table>\n<tr><th>Protocol</th><th>Verdict</th><th>Ratio</th><th>%s</th><th>Trials</th><th>Trials to decide</th><th>Why</th></tr>\n", esc(intervalHeader))
-		for _, o := range c.Outcomes {
-			est, ci, n, toDecide := decidingCells(o)
-			p("<tr><td>%s</td><td>%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td>%s</td></tr>\n",
-				esc(string(o.Protocol)), verdictSpan(o.Verdict), esc(est), esc(ci), esc(n), esc(toDecide), esc(o.Reason))
+		p("<table>\n")
+		htmlRow(w, "th", escAll(outcomeHeader))
+		for _, o := range c.outcomes {
+			htmlRow(w, "td", []string{esc(string(o.protocol)), verdictSpan(o.verdict), esc(o.est), esc(o.ci), esc(o.n), esc(o.toDecide), esc(o.reason)}, 2, 3, 4, 5)
 		}
 		p("</table>\n")
-		for _, o := range c.Outcomes {
-			cs, omitted := shown(o)
-			if len(cs) == 0 {
+		for _, o := range c.outcomes {
+			if len(o.comparisons) == 0 {
 				continue
 			}
-			p("<p>Comparisons under %s:</p>\n<table>\n<tr><th>At</th><th>Test</th><th>Values (mean, n)</th><th>Ratio</th><th>%s</th><th>Result</th></tr>\n",
-				esc(string(o.Protocol)), esc(intervalHeader))
-			for _, cmp := range cs {
-				p("<tr><td>%s</td><td>%s</td><td>%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td>%s%s</td></tr>\n",
-					esc(cmp.At), esc(cmp.Test), esc(values(cmp)), esc(ratio(cmp)), esc(cmp.Interval()), verdictSpan(cmp.Verdict), esc(resultNote(cmp)))
+			p("<p>Comparisons under %s:</p>\n<table>\n", esc(string(o.protocol)))
+			htmlRow(w, "th", escAll(comparisonHeader))
+			for _, cmp := range o.comparisons {
+				htmlRow(w, "td", []string{esc(cmp.at), esc(cmp.test), esc(cmp.values), esc(cmp.ratio), esc(cmp.interval), verdictSpan(cmp.verdict) + esc(cmp.note)}, 3, 4)
 			}
 			p("</table>\n")
-			if omitted > 0 {
-				p("<p>(%s not listed, all holding.)</p>\n", esc(countOf(omitted, "other comparison")))
+			if o.omitted > 0 {
+				p("<p>(%s)</p>\n", esc(omittedLine(o.omitted)))
 			}
 		}
 		p("</div>\n")

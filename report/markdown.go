@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"wcmc/claims"
-	"wcmc/runner"
 	"wcmc/scheme"
 )
 
@@ -29,10 +28,11 @@ func mdText(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // mdRow writes one Markdown table row.
 func mdRow(w io.Writer, cells ...string) {
-	for i := range cells {
-		cells[i] = mdCell(cells[i])
+	escaped := make([]string, len(cells))
+	for i, c := range cells {
+		escaped[i] = mdCell(c)
 	}
-	fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	fmt.Fprintf(w, "| %s |\n", strings.Join(escaped, " | "))
 }
 
 // mdHeader writes a Markdown table header.
@@ -49,47 +49,40 @@ func mdHeader(w io.Writer, cells ...string) {
 // linked as the SVG files next to it.
 func (r *Report) WriteMarkdown(out io.Writer) error {
 	w := bufio.NewWriter(out)
-	m := r.Meta
+	l := r.layout()
 	fmt.Fprintf(w, "# %s\n\n", Title)
-	fmt.Fprintf(w, "**Does it reproduce?** %s.\n\n", r.totalsLine())
-	fmt.Fprintf(w, "%s\n\n%s\n\n", m.generatedLine(), r.computeLine())
-	if m.Command != "" {
-		fmt.Fprintf(w, "Command: `%s`\n\n", m.Command)
+	fmt.Fprintf(w, "**Does it reproduce?** %s.\n\n", l.headline)
+	fmt.Fprintf(w, "%s\n\n%s\n\n", l.generated, l.compute)
+	if l.command != "" {
+		fmt.Fprintf(w, "Command: `%s`\n\n", l.command)
 	}
-	fmt.Fprintf(w, "Settings: %s.\n\n", mdText(strings.Join(m.settings(), " · ")))
+	fmt.Fprintf(w, "Settings: %s.\n\n", mdText(l.settings))
 
 	fmt.Fprintf(w, "## Claims\n\n%s\n\n", protocolLegend)
 	mdHeader(w, append([]string{"Claim", "Figure", "Metric"}, protocolNames()...)...)
-	for _, s := range r.Sections {
-		for _, c := range s.Claims {
-			cells := []string{fmt.Sprintf("[%s](#%s)", c.Claim.ID, c.Claim.ID), c.Claim.Figure, c.Claim.Metric}
-			for _, p := range scheme.Protocols {
-				cell := "–"
-				if o, ok := c.Under(p); ok {
-					cell = "**" + o.Verdict.String() + "**"
-				}
-				cells = append(cells, cell)
+	for _, c := range l.claims {
+		cells := []string{fmt.Sprintf("[%s](#%s)", c.id, c.id), c.figure, c.metric}
+		for _, v := range c.verdicts {
+			cell := "–"
+			if v != nil {
+				cell = "**" + v.String() + "**"
 			}
-			mdRow(w, cells...)
+			cells = append(cells, cell)
 		}
+		mdRow(w, cells...)
 	}
 	fmt.Fprintf(w, "\n### How verdicts are decided\n\n%s\n\n", claims.Method)
 
-	fmt.Fprintf(w, "## Experiments\n\nClaims per protocol: hold/fail/inconclusive/not evaluated.\n\n")
+	fmt.Fprintf(w, "## Experiments\n\n%s\n\n", countsLegend)
 	mdHeader(w, append(append([]string{"Experiment", "Figure", "Trials", "Computed", "Wall time"}, protocolNames()...), "Status")...)
-	for _, s := range r.Sections {
-		trials, computed, wt := runFacts(s)
-		vc := verdictCounts(s.Claims)
-		cells := []string{fmt.Sprintf("[%s](#%s)", s.Spec.ID, anchor(title(s.Spec))), s.Spec.Figure, trials, computed, wt}
-		for _, p := range scheme.Protocols {
-			cells = append(cells, vc.cell(p))
-		}
-		mdRow(w, append(cells, status(s))...)
+	for _, e := range l.experiments {
+		cells := []string{fmt.Sprintf("[%s](#%s)", e.id, anchor(e.title)), e.figure, e.trials, e.computed, e.wall}
+		mdRow(w, append(append(cells, e.counts...), e.status)...)
 	}
 	fmt.Fprintln(w)
 
-	for _, s := range r.Sections {
-		r.markdownSection(w, s)
+	for _, s := range l.sections {
+		markdownSection(w, s)
 	}
 	return w.Flush()
 }
@@ -110,78 +103,61 @@ func anchor(h string) string {
 	return b.String()
 }
 
-func (r *Report) markdownSection(w *bufio.Writer, s Section) {
-	fmt.Fprintf(w, "## %s\n\n%s\n\n", title(s.Spec), mdText(s.Spec.Description))
-	if s.Result == nil {
-		fmt.Fprintf(w, "**Not run**: %s\n\n", mdText(s.NotRun))
+func markdownSection(w *bufio.Writer, s sectionLayout) {
+	fmt.Fprintf(w, "## %s\n\n%s\n\n", s.title, mdText(s.description))
+	if !s.ran {
+		fmt.Fprintf(w, "**Not run**: %s\n\n", mdText(s.notRun))
 	} else {
-		res := s.Result
-		fmt.Fprintf(w, "Seed %d, %d trials per point%s, computed %s, wall time %s.\n\n", res.Seed, res.Trials,
-			map[bool]string{true: ", smoke-sized (--quick)", false: ""}[res.Quick],
-			res.Start.UTC().Format("2006-01-02 15:04:05Z"), fmtDur(wall(res)))
-		fmt.Fprintf(w, "Parameters: `%s`\n\n", strings.Join(paramList(res), " "))
-		if len(res.Notes) > 0 {
+		fmt.Fprintf(w, "%s\n\n", s.facts)
+		fmt.Fprintf(w, "Parameters: `%s`\n\n", s.params)
+		if len(s.notes) > 0 {
 			fmt.Fprintf(w, "Not applicable:\n\n")
-			for _, n := range res.Notes {
-				fmt.Fprintf(w, "- %s\n", mdText(n.String()))
+			for _, n := range s.notes {
+				fmt.Fprintf(w, "- %s\n", mdText(n))
 			}
 			fmt.Fprintln(w)
 		}
-		for _, f := range s.Figures {
+		for _, f := range s.figures {
 			if f.SVG == nil {
 				fmt.Fprintf(w, "(figure %s unavailable: %s)\n\n", f.File, mdText(f.Err))
 				continue
 			}
-			fmt.Fprintf(w, "![%s (%s)](%s)\n\n", s.Spec.ID, f.Metric, f.File)
+			fmt.Fprintf(w, "![%s (%s)](%s)\n\n", s.id, f.Metric, f.File)
 		}
-		for _, metric := range s.Spec.Metrics {
-			g := grid(s, metric)
-			if len(g.schemes) == 0 {
-				continue
-			}
-			label := s.Spec.MetricLabel[metric]
-			if label == "" {
-				label = metric
-			}
-			fmt.Fprintf(w, "**%s** — mean [5%%, 95%%] over %d trials (– : not applicable)\n\n", mdText(label), res.Trials)
-			mdHeader(w, append([]string{s.Spec.X}, g.schemes...)...)
-			for p, x := range g.xs {
-				cells := []string{runner.FormatX(x)}
-				for _, sc := range g.schemes {
-					cells = append(cells, g.text(sc, p, res.Trials))
-				}
-				mdRow(w, cells...)
+		for _, g := range s.grids {
+			fmt.Fprintf(w, "**%s** — %s\n\n", mdText(g.label), g.caption())
+			mdHeader(w, append([]string{g.xname}, g.schemes...)...)
+			for _, row := range g.rows {
+				mdRow(w, row...)
 			}
 			fmt.Fprintln(w)
 		}
 	}
-	if len(s.Claims) == 0 {
+	if len(s.claims) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "### Claims about %s\n\n", s.Spec.Figure)
-	for _, c := range s.Claims {
-		cl := c.Claim
+	fmt.Fprintf(w, "### Claims about %s\n\n", s.figure)
+	for _, c := range s.claims {
+		cl := c.claim
 		fmt.Fprintf(w, "#### %s\n\n", cl.ID)
 		fmt.Fprintf(w, "> “%s”\n> — %s (%s; source: %s)\n\n", mdText(cl.Quote), cl.Section, cl.Figure, mdText(cl.Source))
 		fmt.Fprintf(w, "Metric `%s`. Threshold: %s\n\n", cl.Metric, mdText(cl.Threshold))
-		mdHeader(w, "Protocol", "Verdict", "Ratio", intervalHeader, "Trials", "Trials to decide", "Why")
-		for _, o := range c.Outcomes {
-			est, ci, n, toDecide := decidingCells(o)
-			mdRow(w, string(o.Protocol), "**"+o.Verdict.String()+"**", est, ci, n, toDecide, o.Reason)
+		mdHeader(w, outcomeHeader...)
+		for _, o := range c.outcomes {
+			mdRow(w, string(o.protocol), "**"+o.verdict.String()+"**", o.est, o.ci, o.n, o.toDecide, o.reason)
 		}
 		fmt.Fprintln(w)
-		for _, o := range c.Outcomes {
-			cs, omitted := shown(o)
-			if len(cs) == 0 {
+		for _, o := range c.outcomes {
+			if len(o.comparisons) == 0 {
 				continue
 			}
-			fmt.Fprintf(w, "Comparisons under %s:\n\n", o.Protocol)
-			mdHeader(w, "At", "Test", "Values (mean, n)", "Ratio", intervalHeader, "Result")
-			for _, cmp := range cs {
-				mdRow(w, cmp.At, cmp.Test, values(cmp), ratio(cmp), cmp.Interval(), result(cmp))
+			fmt.Fprintf(w, "Comparisons under %s:\n\n", o.protocol)
+			mdHeader(w, comparisonHeader...)
+			for _, cmp := range o.comparisons {
+				mdRow(w, cmp.at, cmp.test, cmp.values, cmp.ratio, cmp.interval, cmp.verdict.String()+cmp.note)
 			}
-			if omitted > 0 {
-				fmt.Fprintf(w, "\n(%s not listed, all holding.)\n", countOf(omitted, "other comparison"))
+			if o.omitted > 0 {
+				fmt.Fprintf(w, "\n(%s)\n", omittedLine(o.omitted))
 			}
 			fmt.Fprintln(w)
 		}
@@ -212,24 +188,20 @@ func (r *Report) WriteVerdictTable(out io.Writer) error {
 		cols = append(cols, string(p)+" (hold/fail/inc./n.e.)")
 	}
 	mdHeader(w, cols...)
-	row := func(fig, name string, n int, vc Counts) {
-		cells := []string{fig, name, fmt.Sprint(n)}
-		for _, p := range scheme.Protocols {
-			cells = append(cells, vc.cell(p))
-		}
-		mdRow(w, cells...)
+	row := func(fig, name string, n int, counts []string) {
+		mdRow(w, append([]string{fig, name, fmt.Sprint(n)}, counts...)...)
 	}
-	for _, s := range r.Sections {
-		name := s.Spec.ID
+	for _, e := range r.layout().experiments {
+		name := e.id
 		switch {
-		case s.Result == nil && s.Failed:
+		case !e.ran && e.failed:
 			name += " (could not run)"
-		case s.Result == nil:
+		case !e.ran:
 			name += " (not run)"
 		}
-		row(s.Spec.Figure, name, len(s.Claims), verdictCounts(s.Claims))
+		row(e.figure, name, e.numClaims, e.counts)
 	}
-	row("", "**total**", r.NumClaims(), r.Totals())
+	row("", "**total**", r.NumClaims(), r.Totals().cells())
 	fmt.Fprintf(w, "\n%s\n\n%s. %s Generated %s.\n", protocolLegend, mdText(strings.Join(r.Meta.settings(), " · ")), r.computeLine(),
 		r.Meta.Generated.UTC().Format(time.RFC3339))
 	return w.Flush()

@@ -6,27 +6,27 @@
 // then, per figure, the plots, the summary table, and the claims with
 // their verdicts and the numbers they compared.
 //
+// The report is laid out once (layout.go: every piece of text in reading
+// order) and rendered twice, as Markdown and as HTML, so the two always
+// say the same.
+//
 // A report is a pure function of its inputs: rendering the same results
 // with the same Meta gives byte-identical files, so only Meta.Generated
 // and Meta.Wall differ between two reports of the same stored results.
 package report
 
 import (
-	"bytes"
-	"encoding/csv"
-	"encoding/xml"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"wcmc/claims"
 	"wcmc/internal/atomicfile"
 	"wcmc/runner"
+	"wcmc/runner/results"
 	"wcmc/scheme"
 )
 
@@ -64,28 +64,10 @@ type Figure struct {
 	Err    string // why SVG is nil
 }
 
-// Checked is a claim and its outcomes, one per protocol it is judged
-// under, in Claim.Protocols() order.
-type Checked struct {
-	Claim    claims.Claim
-	Outcomes []claims.Outcome
-}
-
-// Under returns the outcome of c under protocol p, if c is judged under
-// it.
-func (c Checked) Under(p scheme.Protocol) (claims.Outcome, bool) {
-	for _, o := range c.Outcomes {
-		if o.Protocol == p {
-			return o, true
-		}
-	}
-	return claims.Outcome{}, false
-}
-
 // Section is the part of the report about one experiment.
 type Section struct {
 	Run
-	Summary []runner.SummaryRow
+	Summary []results.SummaryRow
 	Figures []Figure
 	Claims  []Checked
 }
@@ -105,13 +87,9 @@ func New(dir string, meta Meta, runs []Run) *Report {
 	for _, run := range runs {
 		s := Section{Run: run}
 		if run.Result != nil {
-			s.Summary = runner.Summarize(run.Result)
-			for i, m := range run.Spec.Metrics {
-				name := run.Spec.ID + ".svg"
-				if i > 0 {
-					name = run.Spec.ID + "." + m + ".svg"
-				}
-				s.Figures = append(s.Figures, readFigure(filepath.Join(dir, name), m))
+			s.Summary = results.Summarize(run.Result)
+			for _, m := range run.Spec.Metrics {
+				s.Figures = append(s.Figures, readFigure(filepath.Join(dir, results.FigureBase(run.Spec, m)+".svg"), m))
 			}
 		}
 		for _, c := range claims.For(run.Spec.ID) {
@@ -128,46 +106,6 @@ func New(dir string, meta Meta, runs []Run) *Report {
 		r.Sections = append(r.Sections, s)
 	}
 	return r
-}
-
-// Counts are verdict counts per protocol.
-type Counts map[scheme.Protocol]map[claims.Verdict]int
-
-// Judged returns how many claims were judged under protocol p.
-func (c Counts) Judged(p scheme.Protocol) int {
-	n := 0
-	for _, k := range c[p] {
-		n += k
-	}
-	return n
-}
-
-// cell returns "h/f/i/n" of protocol p, or "–" when no claim is judged
-// under it.
-func (c Counts) cell(p scheme.Protocol) string {
-	if c.Judged(p) == 0 {
-		return "–"
-	}
-	v := c[p]
-	return fmt.Sprintf("%d/%d/%d/%d", v[claims.Holds], v[claims.Fails], v[claims.Inconclusive], v[claims.NotEvaluated])
-}
-
-// Totals counts the claims of the report by protocol and verdict.
-func (r *Report) Totals() Counts {
-	var all []Checked
-	for _, s := range r.Sections {
-		all = append(all, s.Claims...)
-	}
-	return verdictCounts(all)
-}
-
-// NumClaims returns the number of claims in the report.
-func (r *Report) NumClaims() int {
-	n := 0
-	for _, s := range r.Sections {
-		n += len(s.Claims)
-	}
-	return n
 }
 
 // Files are the names of the report files in the output directory.
@@ -211,79 +149,6 @@ func readFigure(path, metric string) Figure {
 	}
 	f.SVG = svg
 	return f
-}
-
-// InlineSVG returns the <svg> element of an SVG document, ready to inline
-// in HTML: the XML prolog and anything before the root element are
-// dropped. It checks that the document is well-formed XML whose root is
-// svg, and refuses active or external content: script or foreignObject
-// elements, on* event attributes, and links (href) other than to
-// fragments within the document.
-func InlineSVG(doc []byte) ([]byte, error) {
-	d := xml.NewDecoder(bytes.NewReader(doc))
-	d.Strict = true
-	depth := 0
-	start := int64(-1)
-	for {
-		off := d.InputOffset()
-		tok, err := d.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("not well-formed SVG: %w", err)
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if depth == 0 {
-				if start >= 0 {
-					return nil, errors.New("more than one root element")
-				}
-				if t.Name.Local != "svg" {
-					return nil, fmt.Errorf("root element is <%s>, not <svg>", t.Name.Local)
-				}
-				start = off
-			}
-			name := strings.ToLower(t.Name.Local)
-			if name == "script" || name == "foreignobject" {
-				return nil, fmt.Errorf("refusing <%s> element", t.Name.Local)
-			}
-			for _, a := range t.Attr {
-				an := strings.ToLower(a.Name.Local)
-				if strings.HasPrefix(an, "on") {
-					return nil, fmt.Errorf("refusing event attribute %s", a.Name.Local)
-				}
-				if an == "href" && !strings.HasPrefix(strings.TrimSpace(a.Value), "#") {
-					return nil, fmt.Errorf("refusing external link %q", a.Value)
-				}
-			}
-			depth++
-		case xml.EndElement:
-			depth--
-		case xml.CharData:
-			if depth == 0 && len(bytes.TrimSpace(t)) > 0 {
-				return nil, errors.New("text outside the root element")
-			}
-		}
-	}
-	if start < 0 {
-		return nil, errors.New("no <svg> element")
-	}
-	return bytes.TrimSpace(doc[start:]), nil
-}
-
-// verdictCounts counts the verdicts of claims by protocol.
-func verdictCounts(cs []Checked) Counts {
-	t := Counts{}
-	for _, p := range scheme.Protocols {
-		t[p] = map[claims.Verdict]int{}
-	}
-	for _, c := range cs {
-		for _, o := range c.Outcomes {
-			t[o.Protocol][o.Verdict]++
-		}
-	}
-	return t
 }
 
 // wall returns the wall time of a result.
@@ -335,145 +200,6 @@ func paramList(res *runner.Result) []string {
 		out = append(out, n+"="+m[n])
 	}
 	return out
-}
-
-// summaryGrid arranges one metric's summary as rows of sweep points and
-// columns of schemes (in the spec's order, schemes without values left
-// out).
-type summaryGrid struct {
-	xname   string
-	xs      []float64
-	schemes []string
-	cell    map[string]map[int]runner.SummaryRow // scheme → point
-}
-
-func grid(s Section, metric string) summaryGrid {
-	g := summaryGrid{xname: s.Spec.X, xs: s.Result.Values.XList(), cell: map[string]map[int]runner.SummaryRow{}}
-	for _, r := range s.Summary {
-		if r.Metric != metric {
-			continue
-		}
-		if g.cell[r.Scheme] == nil {
-			g.cell[r.Scheme] = map[int]runner.SummaryRow{}
-		}
-		g.cell[r.Scheme][r.Point] = r
-	}
-	for _, sc := range s.Spec.Schemes {
-		if len(g.cell[sc]) > 0 {
-			g.schemes = append(g.schemes, sc)
-		}
-	}
-	return g
-}
-
-// text returns the cell of scheme at point p: "mean [q05, q95]", with
-// "n=…" when n differs from trials, or "–" when absent.
-func (g summaryGrid) text(scheme string, p, trials int) string {
-	r, ok := g.cell[scheme][p]
-	if !ok {
-		return "–"
-	}
-	s := fmt.Sprintf("%s [%s, %s]", claims.Num(r.Mean), claims.Num(r.Q05), claims.Num(r.Q95))
-	if r.N != trials {
-		s += fmt.Sprintf(" n=%d", r.N)
-	}
-	return s
-}
-
-// values formats the estimates of a comparison.
-func values(c claims.Comparison) string {
-	parts := make([]string, len(c.Values))
-	for i, e := range c.Values {
-		parts[i] = fmt.Sprintf("%s @ %s: %s", e.Scheme, e.At(), e)
-	}
-	return strings.Join(parts, "; ")
-}
-
-// ratio formats a comparison's estimate as a ratio.
-func ratio(c claims.Comparison) string {
-	r, _, _ := c.Ratio()
-	return claims.Num(r)
-}
-
-// result formats a comparison's verdict with its pairing and note.
-func result(c claims.Comparison) string { return c.Verdict.String() + resultNote(c) }
-
-// resultNote is what result adds to the verdict.
-func resultNote(c claims.Comparison) string {
-	s := ""
-	if !c.Paired {
-		s += ", unpaired"
-	}
-	if c.Note != "" {
-		s += " (" + c.Note + ")"
-	}
-	return s
-}
-
-// maxShown is the most comparisons a claim's table lists under one
-// protocol; beyond it, the table lists the deciding comparison and those
-// that do not hold, and says how many others hold.
-const maxShown = 12
-
-// shown returns the comparisons of o to list, and how many holding ones
-// are left out.
-func shown(o claims.Outcome) (cs []claims.Comparison, omitted int) {
-	if len(o.Comparisons) <= maxShown {
-		return o.Comparisons, 0
-	}
-	for i, c := range o.Comparisons {
-		if (i == o.Deciding || c.Verdict != claims.Holds) && len(cs) < maxShown {
-			cs = append(cs, c)
-		}
-	}
-	return cs, len(o.Comparisons) - len(cs)
-}
-
-// decidingCells returns the estimate, interval, trials and trials to
-// decide of an outcome's deciding comparison, "" where there is none.
-func decidingCells(o claims.Outcome) (est, ci, n, toDecide string) {
-	d, ok := o.DecidingComparison()
-	if !ok {
-		return "", "", "", ""
-	}
-	if o.TrialsToDecide > 0 {
-		toDecide = strconv.Itoa(o.TrialsToDecide)
-	}
-	return ratio(d), d.Interval(), strconv.Itoa(d.N), toDecide
-}
-
-// CSVFile is the name of the claims table in the output directory.
-const CSVFile = "claims.csv"
-
-// CSVHeader is the header of claims.csv.
-var CSVHeader = []string{"claim", "figure", "metric", "protocol", "verdict", "estimate", "ci_low", "ci_high", "trials", "trials_to_decide"}
-
-// WriteCSV writes claims.csv: one row per claim and protocol it is judged
-// under, with the verdict and, from the deciding comparison, the estimate
-// and its Level interval as ratios (above 1 supports the claim) and the
-// trials; trials_to_decide only for an inconclusive claim whose effect
-// says how many trials would decide it.
-func (r *Report) WriteCSV(out io.Writer) error {
-	w := csv.NewWriter(out)
-	w.Write(CSVHeader)
-	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
-	for _, s := range r.Sections {
-		for _, c := range s.Claims {
-			for _, o := range c.Outcomes {
-				row := []string{c.Claim.ID, c.Claim.Figure, c.Claim.Metric, string(o.Protocol), o.Verdict.Code(), "", "", "", "", ""}
-				if d, ok := o.DecidingComparison(); ok && o.Verdict != claims.NotEvaluated {
-					est, lo, hi := d.Ratio()
-					row[5], row[6], row[7], row[8] = f(est), f(lo), f(hi), strconv.Itoa(d.N)
-					if o.Verdict == claims.Inconclusive && o.TrialsToDecide > 0 {
-						row[9] = strconv.Itoa(o.TrialsToDecide)
-					}
-				}
-				w.Write(row)
-			}
-		}
-	}
-	w.Flush()
-	return w.Error()
 }
 
 // settings returns the report's settings line items.

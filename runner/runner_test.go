@@ -1,16 +1,12 @@
-package runner
+package runner_test
 
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"reflect"
 	"runtime"
 	"slices"
@@ -18,90 +14,23 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"wcmc/runner"
+	"wcmc/runner/internal/sweeptest"
 )
 
-// noiseSpec is a toy experiment: scheme "a" reports x + N(0,1) draws,
-// scheme "b" reports |N(0,1)|·scale, scheme "c" is skipped below x = 2.
-func noiseSpec() Spec {
-	return Spec{
-		ID:          "noise",
-		Figure:      "Fig. 0",
-		Description: "toy noise",
-		X:           "x",
-		XLabel:      "x (units)",
-		Metrics:     []string{"err", "aux"},
-		MetricLabel: map[string]string{"err": "error"},
-		Schemes:     []string{"a", "b", "c"},
-		Params: []Param{
-			{Name: "x", Kind: Float, Default: "1,2,4", Doc: "swept", Min: 0.5, Max: 100, HasMin: true, HasMax: true},
-			{Name: "scale", Kind: Float, Default: "1", Doc: "scale", Min: 0, HasMin: true},
-			{Name: "n", Kind: Int, Default: "3", Doc: "draws", Min: 1, Max: 50, HasMin: true, HasMax: true},
-			{Name: "mode", Kind: String, Default: "plain", Choices: []string{"plain", "fancy"}},
-			{Name: "verbose", Kind: Bool, Default: "false"},
-		},
-		Trials: 5,
-		Quick:  map[string]string{"trials": "2", "n": "2"},
-		Validate: func(v Values) error {
-			if v.Float("scale") > 10 && v.Int("n") > 10 {
-				return errors.New("scale > 10 needs n ≤ 10")
-			}
-			return nil
-		},
-		Setup: func(v Values, rng *rand.Rand) (any, error) {
-			return rng.Float64(), nil
-		},
-		Run: func(t Task) (Outcome, error) {
-			var o Outcome
-			off := t.Shared.(float64)
-			for range t.Params.Int("n") {
-				o.Rows = append(o.Rows, Row{Scheme: "a", Metric: "err", Value: t.X + t.Rng.NormFloat64() + off})
-			}
-			o.Rows = append(o.Rows, Row{Scheme: "b", Metric: "err", Value: math.Abs(t.Rng.NormFloat64()) * t.Params.Float("scale")})
-			o.Rows = append(o.Rows, Row{Scheme: "b", Metric: "aux", Value: float64(t.Trial)})
-			if t.X < 2 {
-				o.Skipped = append(o.Skipped, Skip{"c", fmt.Sprintf("x=%g < 2", t.X)})
-			} else {
-				o.Rows = append(o.Rows, Row{Scheme: "c", Metric: "err", Value: t.X * t.Rng.Float64()})
-			}
-			o.Info = map[string]map[string]any{"b": {"iters": 7, "obj": math.NaN()}, "a": {"p": t.Point}}
-			return o, nil
-		},
-	}
-}
-
-func mustRun(t *testing.T, spec Spec, opts Options) *Result {
-	t.Helper()
-	res, err := Run(context.Background(), spec, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
-func csvBytes(t *testing.T, res *Result) (rows, summary []byte) {
-	t.Helper()
-	var a, b bytes.Buffer
-	if err := writeRows(&a, res); err != nil {
-		t.Fatal(err)
-	}
-	if err := writeSummary(&b, res.Spec.ID, Summarize(res)); err != nil {
-		t.Fatal(err)
-	}
-	return a.Bytes(), b.Bytes()
-}
-
 func TestDeterministicAcrossWorkers(t *testing.T) {
-	spec := noiseSpec()
-	opts := Options{Seed: 42, Trials: 20, Sets: []string{"x=1,2,3,4,5,6"}}
+	spec := sweeptest.Noise()
+	opts := runner.Options{Seed: 42, Trials: 20, Sets: []string{"x=1,2,3,4,5,6"}}
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)
 	opts.Workers = 1
-	r1, s1 := csvBytes(t, mustRun(t, spec, opts))
+	r1, s1 := sweeptest.CSV(t, sweeptest.MustRun(t, spec, opts))
 	runtime.GOMAXPROCS(4)
 	opts.Workers = 4
-	r4, s4 := csvBytes(t, mustRun(t, spec, opts))
+	r4, s4 := sweeptest.CSV(t, sweeptest.MustRun(t, spec, opts))
 	opts.Workers = 0
-	r0, s0 := csvBytes(t, mustRun(t, spec, opts))
+	r0, s0 := sweeptest.CSV(t, sweeptest.MustRun(t, spec, opts))
 	if !bytes.Equal(r1, r4) || !bytes.Equal(r1, r0) {
 		t.Error("rows CSV differs between worker counts")
 	}
@@ -109,16 +38,16 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		t.Error("summary CSV differs between worker counts")
 	}
 	opts.Seed = 43
-	r43, _ := csvBytes(t, mustRun(t, spec, opts))
+	r43, _ := sweeptest.CSV(t, sweeptest.MustRun(t, spec, opts))
 	if bytes.Equal(r1, r43) {
 		t.Error("seed 43 gives the same rows as seed 42")
 	}
 }
 
 // rowsByX groups the CSV lines of res by their x column.
-func rowsByX(t *testing.T, res *Result) map[string][]string {
+func rowsByX(t *testing.T, res *runner.Result) map[string][]string {
 	t.Helper()
-	rows, _ := csvBytes(t, res)
+	rows, _ := sweeptest.CSV(t, res)
 	out := map[string][]string{}
 	for _, line := range strings.Split(strings.TrimSpace(string(rows)), "\n")[1:] {
 		x := strings.Split(line, ",")[3]
@@ -128,13 +57,13 @@ func rowsByX(t *testing.T, res *Result) map[string][]string {
 }
 
 func TestAddingPointKeepsOtherPoints(t *testing.T) {
-	spec := noiseSpec()
+	spec := sweeptest.Noise()
 	spec.Setup = nil
-	spec.Run = func(t Task) (Outcome, error) {
-		return Outcome{Rows: []Row{{Scheme: "a", Metric: "err", Value: t.Rng.NormFloat64()}, {Scheme: "b", Metric: "err", Value: t.Rng.Float64()}}}, nil
+	spec.Run = func(t runner.Task) (runner.TaskOutput, error) {
+		return runner.TaskOutput{Rows: []runner.Row{{Scheme: "a", Metric: "err", Value: t.Rng.NormFloat64()}, {Scheme: "b", Metric: "err", Value: t.Rng.Float64()}}}, nil
 	}
-	small := rowsByX(t, mustRun(t, spec, Options{Seed: 7, Sets: []string{"x=1,4"}}))
-	big := rowsByX(t, mustRun(t, spec, Options{Seed: 7, Sets: []string{"x=8, 4, 2.5, 1"}, Workers: 3}))
+	small := rowsByX(t, sweeptest.MustRun(t, spec, runner.Options{Seed: 7, Sets: []string{"x=1,4"}}))
+	big := rowsByX(t, sweeptest.MustRun(t, spec, runner.Options{Seed: 7, Sets: []string{"x=8, 4, 2.5, 1"}, Workers: 3}))
 	for _, x := range []string{"1", "4"} {
 		if len(small[x]) == 0 || !slices.Equal(small[x], big[x]) {
 			t.Errorf("x=%s: rows changed when points were added:\n%v\n%v", x, small[x], big[x])
@@ -142,65 +71,6 @@ func TestAddingPointKeepsOtherPoints(t *testing.T) {
 	}
 	if len(big["8"]) == 0 || len(big["2.5"]) == 0 {
 		t.Error("new points missing")
-	}
-}
-
-func TestHeaders(t *testing.T) {
-	rows, summary := csvBytes(t, mustRun(t, noiseSpec(), Options{Seed: 1, Quick: true}))
-	if got, _, _ := strings.Cut(string(rows), "\n"); got != "experiment,scheme,x_name,x,trial,metric,value" {
-		t.Errorf("rows header %q", got)
-	}
-	if got, _, _ := strings.Cut(string(summary), "\n"); got != "experiment,scheme,x_name,x,metric,mean,q05,q95,n" {
-		t.Errorf("summary header %q", got)
-	}
-}
-
-func TestSummaryKnownValues(t *testing.T) {
-	spec := noiseSpec()
-	spec.Setup = nil
-	spec.Run = func(t Task) (Outcome, error) {
-		// Trial k of 20 reports k+1 (scheme a) and 100-k (scheme b), so the
-		// values are 1..20 and 81..100 in whatever order.
-		return Outcome{Rows: []Row{{Scheme: "b", Metric: "err", Value: float64(100 - t.Trial)}, {Scheme: "a", Metric: "err", Value: float64(t.Trial + 1)}}}, nil
-	}
-	res := mustRun(t, spec, Options{Trials: 20, Sets: []string{"x=3"}})
-	got := Summarize(res)
-	// Empirical quantile: the smallest value at or above the fraction p of
-	// the 20 values: q05 = 1st value, q95 = 19th value.
-	want := []SummaryRow{
-		{Scheme: "a", XName: "x", X: 3, Metric: "err", Mean: 10.5, Q05: 1, Q95: 19, N: 20},
-		{Scheme: "b", XName: "x", X: 3, Metric: "err", Mean: 90.5, Q05: 81, Q95: 99, N: 20},
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("summary\n got %+v\nwant %+v", got, want)
-	}
-}
-
-func TestSummaryOrderAndNaN(t *testing.T) {
-	spec := noiseSpec()
-	spec.Setup = nil
-	spec.Run = func(t Task) (Outcome, error) {
-		return Outcome{Rows: []Row{{Scheme: "c", Metric: "aux", Value: 1}, {Scheme: "c", Metric: "err", Value: 1}, {Scheme: "a", Metric: "err", Value: 1}}}, nil
-	}
-	res := mustRun(t, spec, Options{Trials: 3, Sets: []string{"x=4,1"}})
-	// A run refuses NaN (TestNonFiniteRefused); Summarize still propagates
-	// one that a hand-built Result holds.
-	for i := range res.Tasks {
-		if res.Tasks[i].X == 4 && res.Tasks[i].Trial == 1 {
-			res.Tasks[i].Rows[1].Value = math.NaN()
-		}
-	}
-	got := Summarize(res)
-	var keys []string
-	for _, r := range got {
-		keys = append(keys, fmt.Sprintf("%s/%g/%s", r.Scheme, r.X, r.Metric))
-		if r.Scheme == "c" && r.Metric == "err" && r.X == 4 && !math.IsNaN(r.Mean) {
-			t.Errorf("NaN value: mean %v, want NaN", r.Mean)
-		}
-	}
-	want := []string{"a/4/err", "a/1/err", "c/4/err", "c/4/aux", "c/1/err", "c/1/aux"}
-	if !slices.Equal(keys, want) {
-		t.Errorf("order %v, want %v", keys, want)
 	}
 }
 
@@ -233,7 +103,7 @@ func TestValidationErrorsNameParameter(t *testing.T) {
 		{[]string{"scale=20", "n=20"}, 0, []string{"noise", "scale > 10"}},
 	}
 	for _, c := range cases {
-		_, err := Run(context.Background(), noiseSpec(), Options{Sets: c.sets, Trials: c.trials})
+		_, err := runner.Run(context.Background(), sweeptest.Noise(), runner.Options{Sets: c.sets, Trials: c.trials})
 		if err == nil {
 			t.Errorf("sets %q trials %d: no error", c.sets, c.trials)
 			continue
@@ -245,17 +115,17 @@ func TestValidationErrorsNameParameter(t *testing.T) {
 		}
 	}
 	// All problems are reported together.
-	_, err := Run(context.Background(), noiseSpec(), Options{Sets: []string{"n=0", "scale=NaN"}})
+	_, err := runner.Run(context.Background(), sweeptest.Noise(), runner.Options{Sets: []string{"n=0", "scale=NaN"}})
 	if err == nil || !strings.Contains(err.Error(), `"n"`) || !strings.Contains(err.Error(), `"scale"`) {
 		t.Errorf("two bad values: error %v should name both", err)
 	}
 }
 
 func TestValidationBeforeWork(t *testing.T) {
-	spec := noiseSpec()
+	spec := sweeptest.Noise()
 	var calls atomic.Int32
-	spec.Setup = func(Values, *rand.Rand) (any, error) { calls.Add(1); return 0.0, nil }
-	if _, err := Run(context.Background(), spec, Options{Sets: []string{"x=1,nope"}}); err == nil {
+	spec.Setup = func(runner.Values, *rand.Rand) (any, error) { calls.Add(1); return 0.0, nil }
+	if _, err := runner.Run(context.Background(), spec, runner.Options{Sets: []string{"x=1,nope"}}); err == nil {
 		t.Fatal("no error")
 	}
 	if calls.Load() != 0 {
@@ -264,15 +134,15 @@ func TestValidationBeforeWork(t *testing.T) {
 }
 
 func TestOverridesAndValues(t *testing.T) {
-	spec := noiseSpec()
-	v, n, err := Resolve(spec, nil, true, 0)
+	spec := sweeptest.Noise()
+	v, n, err := runner.Resolve(spec, nil, true, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n != 2 || v.Int("n") != 2 {
 		t.Errorf("quick: trials %d, n %d; want 2, 2", n, v.Int("n"))
 	}
-	v, n, err = Resolve(spec, []string{"n=4", " trials = 3", "x= 8, 1e1 ,0.5", "mode=fancy", "verbose=true"}, true, 0)
+	v, n, err = runner.Resolve(spec, []string{"n=4", " trials = 3", "x= 8, 1e1 ,0.5", "mode=fancy", "verbose=true"}, true, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +155,7 @@ func TestOverridesAndValues(t *testing.T) {
 	if got := v.Map()["x"]; got != "8,1e1,0.5" {
 		t.Errorf("Map x = %q", got)
 	}
-	if _, n, _ = Resolve(spec, []string{"trials=3"}, true, 9); n != 9 {
+	if _, n, _ = runner.Resolve(spec, []string{"trials=3"}, true, 9); n != 9 {
 		t.Errorf("explicit trials: %d, want 9", n)
 	}
 	w := v.With("scale", "2.5")
@@ -314,22 +184,24 @@ func TestOverridesAndValues(t *testing.T) {
 }
 
 func TestSpecCheck(t *testing.T) {
-	mods := map[string]func(*Spec){
-		"no run":        func(s *Spec) { s.Run = nil },
-		"bad X":         func(s *Spec) { s.X = "mode" },
-		"reserved":      func(s *Spec) { s.Params = append(s.Params, Param{Name: "trials", Kind: Int, Default: "1"}) },
-		"dup param":     func(s *Spec) { s.Params = append(s.Params, s.Params[1]) },
-		"bad default":   func(s *Spec) { s.Params[1].Default = "-3" },
-		"quick unknown": func(s *Spec) { s.Quick = map[string]string{"zz": "1"} },
-		"trials":        func(s *Spec) { s.Trials = 0 },
-		"metric name":   func(s *Spec) { s.Metrics = []string{"a/b"} },
-		"linear":        func(s *Spec) { s.LinearY = []string{"zz"} },
+	mods := map[string]func(*runner.Spec){
+		"no run": func(s *runner.Spec) { s.Run = nil },
+		"bad X":  func(s *runner.Spec) { s.X = "mode" },
+		"reserved": func(s *runner.Spec) {
+			s.Params = append(s.Params, runner.Param{Name: "trials", Kind: runner.Int, Default: "1"})
+		},
+		"dup param":     func(s *runner.Spec) { s.Params = append(s.Params, s.Params[1]) },
+		"bad default":   func(s *runner.Spec) { s.Params[1].Default = "-3" },
+		"quick unknown": func(s *runner.Spec) { s.Quick = map[string]string{"zz": "1"} },
+		"trials":        func(s *runner.Spec) { s.Trials = 0 },
+		"metric name":   func(s *runner.Spec) { s.Metrics = []string{"a/b"} },
+		"linear":        func(s *runner.Spec) { s.LinearY = []string{"zz"} },
 	}
-	if err := noiseSpec().Check(); err != nil {
+	if err := sweeptest.Noise().Check(); err != nil {
 		t.Fatalf("valid spec: %v", err)
 	}
 	for name, mod := range mods {
-		s := noiseSpec()
+		s := sweeptest.Noise()
 		mod(&s)
 		if err := s.Check(); err == nil {
 			t.Errorf("%s: no error", name)
@@ -339,7 +211,7 @@ func TestSpecCheck(t *testing.T) {
 
 func TestSkipsAndNotes(t *testing.T) {
 	var prog bytes.Buffer
-	res := mustRun(t, noiseSpec(), Options{Trials: 3, Sets: []string{"x=1,1.5,2"}, Progress: &prog})
+	res := sweeptest.MustRun(t, sweeptest.Noise(), runner.Options{Trials: 3, Sets: []string{"x=1,1.5,2"}, Progress: &prog})
 	for _, tr := range res.Tasks {
 		for _, r := range tr.Rows {
 			if r.Scheme == "c" && tr.X < 2 {
@@ -347,7 +219,7 @@ func TestSkipsAndNotes(t *testing.T) {
 			}
 		}
 	}
-	want := []Note{{"c", "x", 1, "x=1 < 2"}, {"c", "x", 1.5, "x=1.5 < 2"}}
+	want := []runner.Note{{"c", "x", 1, "x=1 < 2"}, {"c", "x", 1.5, "x=1.5 < 2"}}
 	if !slices.Equal(res.Notes, want) {
 		t.Errorf("notes %v, want %v", res.Notes, want)
 	}
@@ -361,45 +233,45 @@ func TestSkipsAndNotes(t *testing.T) {
 }
 
 func TestTaskErrorNamesTask(t *testing.T) {
-	spec := noiseSpec()
-	spec.Run = func(t Task) (Outcome, error) {
+	spec := sweeptest.Noise()
+	spec.Run = func(t runner.Task) (runner.TaskOutput, error) {
 		if t.X == 2 && t.Trial == 3 {
-			return Outcome{}, errors.New("boom")
+			return runner.TaskOutput{}, errors.New("boom")
 		}
-		return Outcome{}, nil
+		return runner.TaskOutput{}, nil
 	}
-	_, err := Run(context.Background(), spec, Options{Workers: 2})
+	_, err := runner.Run(context.Background(), spec, runner.Options{Workers: 2})
 	if err == nil || !strings.Contains(err.Error(), "x=2 trial 3") || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("error %v should name x=2 trial 3", err)
 	}
-	spec.Run = func(t Task) (Outcome, error) {
-		return Outcome{Rows: []Row{{Scheme: "zz", Metric: "err", Value: 1}}}, nil
+	spec.Run = func(t runner.Task) (runner.TaskOutput, error) {
+		return runner.TaskOutput{Rows: []runner.Row{{Scheme: "zz", Metric: "err", Value: 1}}}, nil
 	}
-	if _, err := Run(context.Background(), spec, Options{}); err == nil || !strings.Contains(err.Error(), `"zz"`) {
+	if _, err := runner.Run(context.Background(), spec, runner.Options{}); err == nil || !strings.Contains(err.Error(), `"zz"`) {
 		t.Errorf("unknown scheme: %v", err)
 	}
-	spec.Run = func(t Task) (Outcome, error) { panic("oops") }
-	if _, err := Run(context.Background(), spec, Options{}); err == nil || !strings.Contains(err.Error(), "panic: oops") {
+	spec.Run = func(t runner.Task) (runner.TaskOutput, error) { panic("oops") }
+	if _, err := runner.Run(context.Background(), spec, runner.Options{}); err == nil || !strings.Contains(err.Error(), "panic: oops") {
 		t.Errorf("panic: %v", err)
 	}
 }
 
 func TestCancel(t *testing.T) {
-	spec := noiseSpec()
+	spec := sweeptest.Noise()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var ran atomic.Int32
-	spec.Run = func(t Task) (Outcome, error) {
+	spec.Run = func(t runner.Task) (runner.TaskOutput, error) {
 		ran.Add(1)
 		if t.Point == 0 && t.Trial == 1 {
 			cancel()
 		}
 		if err := t.Ctx.Err(); err != nil {
-			return Outcome{}, err
+			return runner.TaskOutput{}, err
 		}
-		return Outcome{}, nil
+		return runner.TaskOutput{}, nil
 	}
-	_, err := Run(ctx, spec, Options{Trials: 100, Workers: 2})
+	_, err := runner.Run(ctx, spec, runner.Options{Trials: 100, Workers: 2})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -409,15 +281,15 @@ func TestCancel(t *testing.T) {
 }
 
 func TestOnTask(t *testing.T) {
-	var keys []TaskKey
-	res := mustRun(t, noiseSpec(), Options{Trials: 2, Workers: 3, OnTask: func(r TaskResult) error {
+	var keys []runner.TaskKey
+	res := sweeptest.MustRun(t, sweeptest.Noise(), runner.Options{Trials: 2, Workers: 3, OnTask: func(r runner.TaskResult) error {
 		keys = append(keys, r.TaskKey)
 		return nil
 	}})
 	if len(keys) != len(res.Tasks) {
 		t.Errorf("OnTask called %d times for %d tasks", len(keys), len(res.Tasks))
 	}
-	_, err := Run(context.Background(), noiseSpec(), Options{OnTask: func(TaskResult) error { return errors.New("disk full") }})
+	_, err := runner.Run(context.Background(), sweeptest.Noise(), runner.Options{OnTask: func(runner.TaskResult) error { return errors.New("disk full") }})
 	if err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Errorf("OnTask error not returned: %v", err)
 	}
@@ -425,99 +297,19 @@ func TestOnTask(t *testing.T) {
 
 func TestSeeds(t *testing.T) {
 	draw := func(r *rand.Rand) uint64 { return r.Uint64() }
-	base := draw(TaskRng(1, "noise", 2, 0))
-	if draw(TaskRng(1, "noise", 2, 0)) != base {
+	base := draw(runner.TaskRng(1, "noise", 2, 0))
+	if draw(runner.TaskRng(1, "noise", 2, 0)) != base {
 		t.Error("same key, different stream")
 	}
 	others := []uint64{
-		draw(TaskRng(2, "noise", 2, 0)), draw(TaskRng(1, "noisy", 2, 0)),
-		draw(TaskRng(1, "noise", 2.5, 0)), draw(TaskRng(1, "noise", 2, 1)),
-		draw(SetupRng(1, "noise")),
+		draw(runner.TaskRng(2, "noise", 2, 0)), draw(runner.TaskRng(1, "noisy", 2, 0)),
+		draw(runner.TaskRng(1, "noise", 2.5, 0)), draw(runner.TaskRng(1, "noise", 2, 1)),
+		draw(runner.SetupRng(1, "noise")),
 	}
 	for i, o := range others {
 		if o == base {
 			t.Errorf("variant %d gives the same stream", i)
 		}
-	}
-}
-
-func TestWrite(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "out", "sub")
-	res := mustRun(t, noiseSpec(), Options{Seed: 3, Quick: true})
-	files, _, err := WriteFiles(dir, res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, f := range files {
-		names = append(names, filepath.Base(f))
-	}
-	want := []string{"noise.csv", "noise.summary.csv", "noise.png", "noise.svg", "noise.aux.png", "noise.aux.svg", "noise.json"}
-	slices.Sort(names)
-	slices.Sort(want)
-	if !slices.Equal(names, want) {
-		t.Errorf("files %v, want %v", names, want)
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(entries) != len(want) {
-		t.Errorf("directory holds %d entries, want %d (temp files left?)", len(entries), len(want))
-	}
-	for _, e := range entries {
-		info, _ := e.Info()
-		if strings.HasPrefix(e.Name(), ".") || info.Size() == 0 {
-			t.Errorf("bad file %s (size %d)", e.Name(), info.Size())
-		}
-	}
-
-	f, _ := os.Open(filepath.Join(dir, "noise.csv"))
-	recs, err := csv.NewReader(f).ReadAll()
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Quick: 2 trials × 3 points; per task n=2 rows of a, 2 of b, 1 of c when x ≥ 2.
-	if got, want := len(recs)-1, 2*3*4+2*2; got != want {
-		t.Errorf("CSV has %d rows, want %d", got, want)
-	}
-
-	var rec map[string]any
-	data, _ := os.ReadFile(filepath.Join(dir, "noise.json"))
-	if err := json.Unmarshal(data, &rec); err != nil {
-		t.Fatalf("JSON: %v", err)
-	}
-	for _, k := range []string{"experiment", "figure", "description", "params", "seed", "trials", "quick", "version", "skipped", "info", "start", "end", "wall_seconds"} {
-		if _, ok := rec[k]; !ok {
-			t.Errorf("JSON lacks %q", k)
-		}
-	}
-	if rec["trials"].(float64) != 2 || rec["quick"] != true || rec["params"].(map[string]any)["n"] != "2" {
-		t.Errorf("JSON trials/quick/params wrong: %v %v %v", rec["trials"], rec["quick"], rec["params"])
-	}
-	info := rec["info"].([]any)
-	if len(info) != 2*3*2 {
-		t.Errorf("JSON has %d info records, want 12", len(info))
-	}
-	first := info[0].(map[string]any)
-	if first["scheme"] != "a" || first["x"].(float64) != 1 || first["trial"].(float64) != 0 {
-		t.Errorf("first info record %v", first)
-	}
-	if info[1].(map[string]any)["info"].(map[string]any)["obj"] != "NaN" {
-		t.Errorf("NaN info not encoded as \"NaN\": %v", info[1])
-	}
-	if len(rec["skipped"].([]any)) != 1 {
-		t.Errorf("skipped %v", rec["skipped"])
-	}
-
-	// Rewriting over existing files works and leaves no temp files.
-	if err := Write(dir, res); err != nil {
-		t.Fatal(err)
-	}
-	entries, _ = os.ReadDir(dir)
-	if len(entries) != len(want) {
-		t.Errorf("after rewrite: %d entries", len(entries))
 	}
 }
 
@@ -527,32 +319,32 @@ func TestTrajectorySplitsRowsByCheckpoint(t *testing.T) {
 	// of workers, and a row off the checkpoint list is an error.
 	calls := 0
 	var mu sync.Mutex
-	spec := Spec{
+	spec := runner.Spec{
 		ID: "walk", X: "steps", Metrics: []string{"pos"}, Schemes: []string{"w"}, Trials: 3, Trajectory: true,
-		Params: []Param{{Name: "steps", Kind: Int, Default: "1,10,100"}},
-		Run: func(t Task) (Outcome, error) {
+		Params: []runner.Param{{Name: "steps", Kind: runner.Int, Default: "1,10,100"}},
+		Run: func(t runner.Task) (runner.TaskOutput, error) {
 			mu.Lock()
 			calls++
 			mu.Unlock()
 			if !math.IsNaN(t.X) || t.Point != -1 {
-				return Outcome{}, fmt.Errorf("trajectory task got X=%v point %d", t.X, t.Point)
+				return runner.TaskOutput{}, fmt.Errorf("trajectory task got X=%v point %d", t.X, t.Point)
 			}
-			var o Outcome
+			var o runner.TaskOutput
 			pos, done := 0.0, 0
 			for _, c := range t.Params.XList() {
 				for ; done < int(c); done++ {
 					pos += t.Rng.NormFloat64()
 				}
-				o.Rows = append(o.Rows, Row{Scheme: "w", Metric: "pos", Value: pos, X: c})
+				o.Rows = append(o.Rows, runner.Row{Scheme: "w", Metric: "pos", Value: pos, X: c})
 			}
 			return o, nil
 		},
 	}
-	a, err := Run(context.Background(), spec, Options{Workers: 1, Seed: 3})
+	a, err := runner.Run(context.Background(), spec, runner.Options{Workers: 1, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Run(context.Background(), spec, Options{Workers: 3, Seed: 3})
+	b, err := runner.Run(context.Background(), spec, runner.Options{Workers: 3, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -564,24 +356,24 @@ func TestTrajectorySplitsRowsByCheckpoint(t *testing.T) {
 			t.Fatalf("task %+v has %d rows", tr.TaskKey, len(tr.Rows))
 		}
 	}
-	spec.Run = func(t Task) (Outcome, error) {
-		return Outcome{Rows: []Row{{Scheme: "w", Metric: "pos", Value: 1, X: 5}}}, nil
+	spec.Run = func(t runner.Task) (runner.TaskOutput, error) {
+		return runner.TaskOutput{Rows: []runner.Row{{Scheme: "w", Metric: "pos", Value: 1, X: 5}}}, nil
 	}
-	if _, err := Run(context.Background(), spec, Options{}); err == nil || !strings.Contains(err.Error(), "not a checkpoint") {
+	if _, err := runner.Run(context.Background(), spec, runner.Options{}); err == nil || !strings.Contains(err.Error(), "not a checkpoint") {
 		t.Fatalf("row off the checkpoints: %v", err)
 	}
 }
 
 func TestPositiveParam(t *testing.T) {
-	spec := Spec{ID: "p", X: "x", Metrics: []string{"m"}, Schemes: []string{"s"}, Trials: 1,
-		Params: []Param{{Name: "x", Kind: Float, Default: "1"}, {Name: "eta", Kind: Float, Default: "0.1", Positive: true}},
-		Run:    func(Task) (Outcome, error) { return Outcome{}, nil }}
+	spec := runner.Spec{ID: "p", X: "x", Metrics: []string{"m"}, Schemes: []string{"s"}, Trials: 1,
+		Params: []runner.Param{{Name: "x", Kind: runner.Float, Default: "1"}, {Name: "eta", Kind: runner.Float, Default: "0.1", Positive: true}},
+		Run:    func(runner.Task) (runner.TaskOutput, error) { return runner.TaskOutput{}, nil }}
 	for _, bad := range []string{"eta=0", "eta=-1e-9"} {
-		if _, _, err := Resolve(spec, []string{bad}, false, 0); err == nil || !strings.Contains(err.Error(), "eta") {
+		if _, _, err := runner.Resolve(spec, []string{bad}, false, 0); err == nil || !strings.Contains(err.Error(), "eta") {
 			t.Errorf("%s: error %v should reject it and name eta", bad, err)
 		}
 	}
-	if _, _, err := Resolve(spec, []string{"eta=1e-300"}, false, 0); err != nil {
+	if _, _, err := runner.Resolve(spec, []string{"eta=1e-300"}, false, 0); err != nil {
 		t.Errorf("tiny positive rejected: %v", err)
 	}
 }

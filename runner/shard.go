@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -19,8 +18,9 @@ type Shard struct {
 // Whole reports whether s is the whole run (Count ≤ 1).
 func (s Shard) Whole() bool { return s.Count <= 1 }
 
-// norm returns s with the zero value written as 0/1.
-func (s Shard) norm() Shard {
+// Canonical returns s with the zero value written as 0/1, so that two
+// ways of naming the whole run compare equal.
+func (s Shard) Canonical() Shard {
 	if s.Count == 0 && s.Index == 0 {
 		return Shard{0, 1}
 	}
@@ -29,14 +29,14 @@ func (s Shard) norm() Shard {
 
 // String writes s as "i/n".
 func (s Shard) String() string {
-	s = s.norm()
+	s = s.Canonical()
 	return strconv.Itoa(s.Index) + "/" + strconv.Itoa(s.Count)
 }
 
 // Check reports a shard that does not exist: Count < 1 or Index outside
 // [0, Count).
 func (s Shard) Check() error {
-	s = s.norm()
+	s = s.Canonical()
 	switch {
 	case s.Count < 1:
 		return fmt.Errorf("shard %d/%d: the count must be ≥ 1", s.Index, s.Count)
@@ -71,7 +71,7 @@ func ParseShard(s string) (Shard, error) {
 // in size by at most one unit, and each holds about 1/Count of every sweep
 // point's trials, so an expensive point does not land on one machine.
 func (p *Plan) ShardTasks(s Shard) ([]TaskKey, error) {
-	s = s.norm()
+	s = s.Canonical()
 	if err := s.Check(); err != nil {
 		return nil, err
 	}
@@ -88,12 +88,12 @@ func (p *Plan) ShardTasks(s Shard) ([]TaskKey, error) {
 			out = append(out, p.Tasks[i])
 		}
 	}
-	sortKeys(out)
+	slices.SortFunc(out, TaskKey.Compare)
 	return out, nil
 }
 
-// shardOf returns the index of the shard (of count) that holds key k.
-func (p *Plan) shardOf(k TaskKey, count int) int {
+// ShardOf returns the index of the shard (of count) that holds key k.
+func (p *Plan) ShardOf(k TaskKey, count int) int {
 	if count <= 1 {
 		return 0
 	}
@@ -101,11 +101,4 @@ func (p *Plan) shardOf(k TaskKey, count int) int {
 		return k.Trial % count
 	}
 	return (k.Point*p.Trials + k.Trial) % count
-}
-
-// sortKeys orders keys by (point, trial).
-func sortKeys(keys []TaskKey) {
-	slices.SortFunc(keys, func(a, b TaskKey) int {
-		return cmp.Or(cmp.Compare(a.Point, b.Point), cmp.Compare(a.Trial, b.Trial))
-	})
 }

@@ -1,15 +1,22 @@
-// Package runner executes parameter sweeps of Monte Carlo experiments:
-// it validates a parameter set, splits the work into (sweep point, trial)
-// tasks, derives each task's random seed from the run seed, runs the tasks
-// in parallel, and collects tidy results.
+// Package runner is the sweep engine for Monte Carlo experiments: it
+// validates a parameter set (Spec, Values), plans the work as (sweep point,
+// trial) tasks (Plan, Shard), derives each task's random seed from the run
+// seed, runs the tasks in parallel and collects their rows into a Result,
+// the same whatever the number of workers.
 //
 // The runner knows nothing about wireless CMC: an experiment is a Spec whose
-// Run function turns one task into rows of (scheme, metric, value).
+// Run function turns one task into rows of (scheme, metric, value). Package
+// journal makes a run durable (resume, shards), package results writes and
+// reads its files.
 package runner
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strings"
 )
 
 // Kind is the type of a parameter value.
@@ -72,7 +79,7 @@ type Spec struct {
 	// from the run seed alone, so every shard of a run gets the same state.
 	Setup func(v Values, rng *rand.Rand) (any, error)
 	// Run executes one task. It must be deterministic given Task.Rng.
-	Run func(t Task) (Outcome, error)
+	Run func(t Task) (TaskOutput, error)
 	// Caption, if set, returns a line printed under each figure's title
 	// (e.g. the settings a reader needs to interpret it).
 	Caption func(v Values) string
@@ -132,8 +139,10 @@ type Skip struct {
 	Reason string `json:"reason"`
 }
 
-// Outcome is what one task produced.
-type Outcome struct {
+// TaskOutput is what one task's Run returns: its rows, the schemes it
+// skipped, and per-scheme diagnostics. (Package claims has its own
+// Outcome: a claim's verdict.)
+type TaskOutput struct {
 	Rows    []Row
 	Skipped []Skip
 	// Info holds per-scheme diagnostics recorded in the run's JSON
@@ -141,3 +150,86 @@ type Outcome struct {
 	// Values must be JSON-encodable.
 	Info map[string]map[string]any
 }
+
+var safeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
+
+// Check reports mistakes in the spec itself: a missing ID or Run, an X
+// that is not an Int or Float parameter, duplicate or reserved names,
+// names unsafe in file names, Quick keys that are not parameters, invalid
+// defaults or quick values, Trials < 1.
+func (s Spec) Check() error {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("spec %q: %s", s.ID, fmt.Sprintf(format, args...))
+	}
+	if !safeName.MatchString(s.ID) {
+		return fail("ID must be a file-name-safe word")
+	}
+	if s.Run == nil {
+		return fail("Run is nil")
+	}
+	if s.Trials < 1 {
+		return fail("Trials = %d, want ≥ 1", s.Trials)
+	}
+	if len(s.Metrics) == 0 || len(s.Schemes) == 0 {
+		return fail("no Metrics or no Schemes")
+	}
+	for _, list := range [][]string{s.Metrics, s.Schemes} {
+		seen := map[string]bool{}
+		for _, m := range list {
+			if !safeName.MatchString(m) {
+				return fail("name %q must be a file-name-safe word", m)
+			}
+			if seen[m] {
+				return fail("name %q listed twice", m)
+			}
+			seen[m] = true
+		}
+	}
+	for _, m := range s.LinearY {
+		if !slices.Contains(s.Metrics, m) {
+			return fail("LinearY names %q, which is not a metric", m)
+		}
+	}
+	byName := map[string]Param{}
+	for _, p := range s.Params {
+		if p.Name == "" || strings.ContainsAny(p.Name, "=, \t") {
+			return fail("bad parameter name %q", p.Name)
+		}
+		if p.Name == trialsKey {
+			return fail("parameter name %q is reserved", trialsKey)
+		}
+		if _, dup := byName[p.Name]; dup {
+			return fail("parameter %q declared twice", p.Name)
+		}
+		byName[p.Name] = p
+		if _, err := normalise(p, p.Default, p.Name == s.X); err != nil {
+			return fail("default: %v", err)
+		}
+	}
+	xp, ok := byName[s.X]
+	if !ok || (xp.Kind != Int && xp.Kind != Float) {
+		return fail("X %q must name an Int or Float parameter", s.X)
+	}
+	for k, val := range s.Quick {
+		if k == trialsKey {
+			if n, err := parseInt(val); err != nil || n < 1 {
+				return fail("quick trials %q, want an integer ≥ 1", val)
+			}
+			continue
+		}
+		p, ok := byName[k]
+		if !ok {
+			return fail("Quick sets %q, which is not a parameter", k)
+		}
+		if _, err := normalise(p, val, k == s.X); err != nil {
+			return fail("quick value: %v", err)
+		}
+	}
+	return nil
+}
+
+// Outcome is the former name of TaskOutput.
+//
+// Deprecated: use TaskOutput. The alias stays until the last user outside
+// this module's reviewed packages (bench/taskprof) has moved.
+type Outcome = TaskOutput

@@ -3,8 +3,8 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -253,6 +253,39 @@ func Resolve(spec Spec, sets []string, quick bool, trials int) (Values, int, err
 	return v, n, nil
 }
 
+// SetsOf turns recorded parameters into "name=value" settings, sorted by
+// name so that a replay (Resolve) reads them in a fixed order.
+func SetsOf(params map[string]string) []string {
+	sets := make([]string, 0, len(params))
+	for _, name := range slices.Sorted(maps.Keys(params)) {
+		sets = append(sets, name+"="+params[name])
+	}
+	return sets
+}
+
+// SameValue reports whether a and b are the same value of p: numbers (and
+// lists of them) compared by value ("1e1" equals "10"), the others as text.
+func (p Param) SameValue(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if p.Kind != Int && p.Kind != Float {
+		return false
+	}
+	as, bs := strings.Split(a, ","), strings.Split(b, ",")
+	if len(as) != len(bs) {
+		return false
+	}
+	for i := range as {
+		x, err1 := strconv.ParseFloat(strings.TrimSpace(as[i]), 64)
+		y, err2 := strconv.ParseFloat(strings.TrimSpace(bs[i]), 64)
+		if err1 != nil || err2 != nil || x != y || math.IsNaN(x) {
+			return false
+		}
+	}
+	return true
+}
+
 // normalise parses and checks one parameter value and returns it in
 // canonical form (trimmed; a sweep list without spaces).
 func normalise(p Param, raw string, isX bool) (string, error) {
@@ -353,127 +386,4 @@ func quoteAll(s []string) []string {
 		out[i] = strconv.Quote(x)
 	}
 	return out
-}
-
-// Suggest returns the candidates close to name: those within edit distance
-// max(1, len(name)/3), or having name as a prefix, closest first.
-func Suggest(name string, candidates []string) []string {
-	type c struct {
-		s string
-		d int
-	}
-	var out []c
-	lname := strings.ToLower(name)
-	limit := max(1, len(name)/3)
-	for _, cand := range candidates {
-		lc := strings.ToLower(cand)
-		d := editDistance(lname, lc)
-		if d <= limit || (len(lname) >= 2 && strings.HasPrefix(lc, lname)) {
-			out = append(out, c{cand, d})
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].d < out[j].d })
-	res := make([]string, len(out))
-	for i, x := range out {
-		res[i] = x.s
-	}
-	return res
-}
-
-// editDistance is the Levenshtein distance between a and b (bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
-var safeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
-
-// Check reports mistakes in the spec itself: a missing ID or Run, an X
-// that is not an Int or Float parameter, duplicate or reserved names,
-// names unsafe in file names, Quick keys that are not parameters, invalid
-// defaults or quick values, Trials < 1.
-func (s Spec) Check() error {
-	fail := func(format string, args ...any) error {
-		return fmt.Errorf("spec %q: %s", s.ID, fmt.Sprintf(format, args...))
-	}
-	if !safeName.MatchString(s.ID) {
-		return fail("ID must be a file-name-safe word")
-	}
-	if s.Run == nil {
-		return fail("Run is nil")
-	}
-	if s.Trials < 1 {
-		return fail("Trials = %d, want ≥ 1", s.Trials)
-	}
-	if len(s.Metrics) == 0 || len(s.Schemes) == 0 {
-		return fail("no Metrics or no Schemes")
-	}
-	for _, list := range [][]string{s.Metrics, s.Schemes} {
-		seen := map[string]bool{}
-		for _, m := range list {
-			if !safeName.MatchString(m) {
-				return fail("name %q must be a file-name-safe word", m)
-			}
-			if seen[m] {
-				return fail("name %q listed twice", m)
-			}
-			seen[m] = true
-		}
-	}
-	for _, m := range s.LinearY {
-		if !slices.Contains(s.Metrics, m) {
-			return fail("LinearY names %q, which is not a metric", m)
-		}
-	}
-	byName := map[string]Param{}
-	for _, p := range s.Params {
-		if p.Name == "" || strings.ContainsAny(p.Name, "=, \t") {
-			return fail("bad parameter name %q", p.Name)
-		}
-		if p.Name == trialsKey {
-			return fail("parameter name %q is reserved", trialsKey)
-		}
-		if _, dup := byName[p.Name]; dup {
-			return fail("parameter %q declared twice", p.Name)
-		}
-		byName[p.Name] = p
-		if _, err := normalise(p, p.Default, p.Name == s.X); err != nil {
-			return fail("default: %v", err)
-		}
-	}
-	xp, ok := byName[s.X]
-	if !ok || (xp.Kind != Int && xp.Kind != Float) {
-		return fail("X %q must name an Int or Float parameter", s.X)
-	}
-	for k, val := range s.Quick {
-		if k == trialsKey {
-			if n, err := parseInt(val); err != nil || n < 1 {
-				return fail("quick trials %q, want an integer ≥ 1", val)
-			}
-			continue
-		}
-		p, ok := byName[k]
-		if !ok {
-			return fail("Quick sets %q, which is not a parameter", k)
-		}
-		if _, err := normalise(p, val, k == s.X); err != nil {
-			return fail("quick value: %v", err)
-		}
-	}
-	return nil
 }

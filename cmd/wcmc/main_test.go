@@ -30,8 +30,8 @@ func toySpecs() []runner.Spec {
 		},
 		Trials: 4,
 		Quick:  map[string]string{"trials": "2"},
-		Run: func(t runner.Task) (runner.Outcome, error) {
-			o := runner.Outcome{Rows: []runner.Row{{Scheme: "early", Metric: "err", Value: t.X + t.Rng.Float64()}}}
+		Run: func(t runner.Task) (runner.TaskOutput, error) {
+			o := runner.TaskOutput{Rows: []runner.Row{{Scheme: "early", Metric: "err", Value: t.X + t.Rng.Float64()}}}
 			if t.X == 1 {
 				o.Skipped = []runner.Skip{{Scheme: "late", Reason: "x too small"}}
 			} else {

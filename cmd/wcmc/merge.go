@@ -6,6 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"wcmc/runner"
+	"wcmc/runner/journal"
+	"wcmc/runner/results"
 )
 
 func newMergeCmd(specs []runner.Spec) *cobra.Command {
@@ -31,11 +33,11 @@ absent shard, or one that did not finish: resume it with 'wcmc run ...
 			if out == "" {
 				return fmt.Errorf("--out: name the directory for the merged files")
 			}
-			res, err := runner.Merge(specs, dirs, id)
+			res, err := journal.Merge(specs, dirs, id)
 			if err != nil {
 				return err
 			}
-			files, warns, err := runner.WriteFiles(out, res)
+			files, warns, err := results.WriteFiles(out, res)
 			if err != nil {
 				return err
 			}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -64,22 +63,6 @@ func execute(ctx context.Context, specs []runner.Spec, args []string, stdout, st
 		return 1
 	}
 	return 0
-}
-
-// findSpec returns the experiment called id.
-func findSpec(specs []runner.Spec, id string) (runner.Spec, error) {
-	ids := make([]string, len(specs))
-	for i, s := range specs {
-		if s.ID == id {
-			return s, nil
-		}
-		ids[i] = s.ID
-	}
-	msg := fmt.Sprintf("unknown experiment %q", id)
-	if sug := runner.Suggest(id, ids); len(sug) > 0 {
-		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(sug, " or "))
-	}
-	return runner.Spec{}, fmt.Errorf("%s; `wcmc list` shows the %d experiments", msg, len(specs))
 }
 
 // completeIDs offers experiment IDs for shell completion.

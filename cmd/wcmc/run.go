@@ -15,11 +15,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"wcmc/runner"
+	"wcmc/runner/journal"
+	"wcmc/runner/results"
 )
 
 func newRunCmd(specs []runner.Spec) *cobra.Command {
 	var (
-		opts       runner.Options
+		opts       journal.Options
 		out        string
 		trials     int
 		shardFlag  string
@@ -61,7 +63,7 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeIDs(specs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, err := findSpec(specs, args[0])
+			spec, err := runner.Find(specs, args[0])
 			if err != nil {
 				return err
 			}
@@ -83,35 +85,35 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 			opts.Progress = stderr
 			opts.Dir = out
 			opts.Shard = shard
-			resume := resumeCommand(cmd, spec.ID, opts, out, shardFlag, shardCount)
+			resume := resumeCommand(cmd, spec.ID, opts.Options, out, shardFlag, shardCount)
 			finished := make(chan struct{})
 			defer close(finished)
-			watchSignals(finished, stderr, runner.JournalPath(out, spec.ID), resume)
+			watchSignals(finished, stderr, journal.Path(out, spec.ID), resume)
 
-			res, err := runner.Run(cmd.Context(), spec, opts)
-			var stopped *runner.Interrupted
+			res, err := journal.Run(cmd.Context(), spec, opts)
+			var stopped *journal.Interrupted
 			switch {
 			case errors.As(err, &stopped):
 				return fmt.Errorf("%v\nresume with:\n  %s", stopped, resume)
-			case errors.Is(err, runner.ErrUnfinished):
+			case errors.Is(err, journal.ErrUnfinished):
 				return fmt.Errorf("%v\nresume with:\n  %s", err, resume)
 			case err != nil:
 				return err
 			}
 			stdout := cmd.OutOrStdout()
 			if !shard.Whole() {
-				fmt.Fprintf(stdout, "shard %s of %s: %d tasks saved in %s", shard, spec.ID, len(res.Tasks), runner.JournalPath(out, spec.ID))
+				fmt.Fprintf(stdout, "shard %s of %s: %d tasks saved in %s", shard, spec.ID, len(res.Tasks), journal.Path(out, spec.ID))
 				if res.Resumed > 0 {
 					fmt.Fprintf(stdout, " (%d from before the resume)", res.Resumed)
 				}
 				fmt.Fprintf(stdout, "\nwhen all %d shards are done, combine their directories:\n  wcmc merge DIR... --out DIR\n", shard.Count)
 				return nil
 			}
-			files, warns, err := runner.WriteFiles(out, res)
+			files, warns, err := results.WriteFiles(out, res)
 			if err != nil {
 				return err
 			}
-			if err := runner.RemoveJournal(out, spec.ID); err != nil {
+			if err := journal.Remove(out, spec.ID); err != nil {
 				fmt.Fprintf(stderr, "wcmc: the results are written, but the journal could not be removed: %v\n", err)
 			}
 			for _, w := range warns {
@@ -327,7 +329,7 @@ func printTable(w io.Writer, res *runner.Result) error {
 	main := spec.Metrics[0]
 	xs := res.Values.XList()
 	mean := map[string]map[int]float64{}
-	for _, r := range runner.Summarize(res) {
+	for _, r := range results.Summarize(res) {
 		if r.Metric != main {
 			continue
 		}

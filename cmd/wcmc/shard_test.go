@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"wcmc/runner"
+	"wcmc/runner/journal"
 )
 
 func TestResolveShard(t *testing.T) {
@@ -78,11 +79,11 @@ func stopSpec(cancel func()) runner.Spec {
 	return runner.Spec{
 		ID: "toy", X: "x", Metrics: []string{"m"}, Schemes: []string{"s"}, Trials: 3,
 		Params: []runner.Param{{Name: "x", Kind: runner.Float, Default: "1,2,3,4"}, {Name: "label", Kind: runner.String, Default: "a"}},
-		Run: func(t runner.Task) (runner.Outcome, error) {
+		Run: func(t runner.Task) (runner.TaskOutput, error) {
 			if t.Point == 1 && t.Trial == 1 && cancel != nil {
 				cancel()
 			}
-			return runner.Outcome{Rows: []runner.Row{{Scheme: "s", Metric: "m", Value: t.X + t.Rng.Float64()}}}, nil
+			return runner.TaskOutput{Rows: []runner.Row{{Scheme: "s", Metric: "m", Value: t.X + t.Rng.Float64()}}}, nil
 		},
 	}
 }
@@ -129,7 +130,7 @@ func TestRunInterruptAndResumeInProcess(t *testing.T) {
 			t.Errorf("%s differs after the resume", name)
 		}
 	}
-	if _, err := os.Stat(runner.JournalPath(dir, "toy")); err == nil {
+	if _, err := os.Stat(journal.Path(dir, "toy")); err == nil {
 		t.Error("journal left after the final files were written")
 	}
 }

@@ -21,7 +21,7 @@ func newShowCmd(specs []runner.Spec) *cobra.Command {
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeIDs(specs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := findSpec(specs, args[0])
+			s, err := runner.Find(specs, args[0])
 			if err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-package runner
+package journal
 
 import (
 	"bytes"
@@ -7,28 +7,31 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"wcmc/runner"
+	"wcmc/runner/internal/sweeptest"
 )
 
 // infoSpec is noiseSpec with richer diagnostics (ints, slices, a struct, a
 // NaN), whose JSON round trip must not change a resumed result.
-func infoSpec() Spec {
-	spec := noiseSpec()
+func infoSpec() runner.Spec {
+	spec := sweeptest.Noise()
 	run := spec.Run
-	spec.Run = func(t Task) (Outcome, error) {
+	spec.Run = func(t runner.Task) (runner.TaskOutput, error) {
 		o, err := run(t)
 		// Infinite values (an infinite KL divergence) are values: they
 		// must survive the journal.
 		switch {
 		case t.X == 4 && t.Trial == 1:
-			o.Rows = append(o.Rows, Row{Scheme: "c", Metric: "aux", Value: math.Inf(1)})
+			o.Rows = append(o.Rows, runner.Row{Scheme: "c", Metric: "aux", Value: math.Inf(1)})
 		case t.X == 2 && t.Trial == 0:
-			o.Rows = append(o.Rows, Row{Scheme: "c", Metric: "aux", Value: math.Inf(-1)})
+			o.Rows = append(o.Rows, runner.Row{Scheme: "c", Metric: "aux", Value: math.Inf(-1)})
 		}
 		o.Info["c"] = map[string]any{"v": []float64{1.5, math.Inf(1)}, "s": struct {
 			B int
@@ -40,21 +43,32 @@ func infoSpec() Spec {
 }
 
 // reference runs spec uninterrupted without a journal.
-func reference(t *testing.T, spec Spec, opts Options) *Result {
+func reference(t *testing.T, spec runner.Spec, opts Options) *runner.Result {
 	t.Helper()
-	opts.Dir, opts.Resume, opts.Shard = "", false, Shard{}
-	return mustRun(t, spec, opts)
+	o := opts.Options
+	o.Shard = runner.Shard{}
+	return sweeptest.MustRun(t, spec, o)
+}
+
+// mustRun runs spec journaled, failing the test on an error.
+func mustRun(t *testing.T, spec runner.Spec, opts Options) *runner.Result {
+	t.Helper()
+	res, err := Run(context.Background(), spec, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 // sameResult checks that two results have the same tasks (rows, skips,
 // info) and write the same CSV and summary bytes.
-func sameResult(t *testing.T, got, want *Result) {
+func sameResult(t *testing.T, got, want *runner.Result) {
 	t.Helper()
 	if !reflect.DeepEqual(got.Tasks, want.Tasks) {
 		t.Fatalf("task records differ:\n got %+v\nwant %+v", got.Tasks, want.Tasks)
 	}
-	r1, s1 := csvBytes(t, got)
-	r2, s2 := csvBytes(t, want)
+	r1, s1 := sweeptest.CSV(t, got)
+	r2, s2 := sweeptest.CSV(t, want)
 	if !bytes.Equal(r1, r2) || !bytes.Equal(s1, s2) {
 		t.Fatal("CSV bytes differ")
 	}
@@ -65,7 +79,7 @@ func sameResult(t *testing.T, got, want *Result) {
 
 func journalLines(t *testing.T, dir, id string) []string {
 	t.Helper()
-	data, err := os.ReadFile(JournalPath(dir, id))
+	data, err := os.ReadFile(Path(dir, id))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,12 +88,12 @@ func journalLines(t *testing.T, dir, id string) []string {
 
 // interrupt runs spec journaled in dir and cancels it once n tasks are
 // recorded; it returns the Interrupted error.
-func interrupt(t *testing.T, spec Spec, opts Options, n int) *Interrupted {
+func interrupt(t *testing.T, spec runner.Spec, opts Options, n int) *Interrupted {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var seen atomic.Int32
-	opts.OnTask = func(TaskResult) error {
+	opts.OnTask = func(runner.TaskResult) error {
 		if int(seen.Add(1)) == n {
 			cancel()
 		}
@@ -96,7 +110,7 @@ func interrupt(t *testing.T, spec Spec, opts Options, n int) *Interrupted {
 func TestJournalResumeEqualsUninterrupted(t *testing.T) {
 	spec := infoSpec()
 	dir := t.TempDir()
-	opts := Options{Seed: 5, Trials: 6, Workers: 2, Dir: dir}
+	opts := Options{Options: runner.Options{Seed: 5, Trials: 6, Workers: 2}, Dir: dir}
 	want := reference(t, spec, opts)
 
 	in := interrupt(t, spec, opts, 4)
@@ -105,14 +119,14 @@ func TestJournalResumeEqualsUninterrupted(t *testing.T) {
 		t.Fatalf("interrupted: %+v with %d journal lines", in, len(lines)-1)
 	}
 	// A crash mid-write leaves a torn last line: it is ignored.
-	f, _ := os.OpenFile(JournalPath(dir, "noise"), os.O_APPEND|os.O_WRONLY, 0)
+	f, _ := os.OpenFile(Path(dir, "noise"), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"point":2,"x":4,"trial":5,"rows":[{"sch`)
 	f.Close()
 
 	var prog bytes.Buffer
 	var ran atomic.Int32
 	opts.Resume, opts.Progress = true, &prog
-	opts.OnTask = func(TaskResult) error { ran.Add(1); return nil }
+	opts.OnTask = func(runner.TaskResult) error { ran.Add(1); return nil }
 	got := mustRun(t, spec, opts)
 	sameResult(t, got, want)
 	if got.Resumed != in.Done || int(ran.Load()) != 18-in.Done {
@@ -124,8 +138,8 @@ func TestJournalResumeEqualsUninterrupted(t *testing.T) {
 		}
 	}
 	// The journal now holds every task once, with no torn line.
-	f, _ = os.Open(JournalPath(dir, "noise"))
-	data, err := ReadJournal(f)
+	f, _ = os.Open(Path(dir, "noise"))
+	data, err := Read(f)
 	f.Close()
 	if err != nil || len(data.Records) != 18 || data.Torn != "" {
 		t.Fatalf("journal after resume: %d records, torn %q, err %v", len(data.Records), data.Torn, err)
@@ -143,7 +157,7 @@ func TestJournalResumeEqualsUninterrupted(t *testing.T) {
 		t.Fatalf("sessions %v, want the %d interrupted tasks and the rest", sessions, in.Done)
 	}
 	// Resuming a finished journal runs nothing, not even Setup.
-	spec.Setup = func(Values, *rand.Rand) (any, error) { t.Fatal("Setup ran"); return nil, nil }
+	spec.Setup = func(runner.Values, *rand.Rand) (any, error) { t.Fatal("Setup ran"); return nil, nil }
 	ran.Store(0)
 	again := mustRun(t, spec, opts)
 	sameResult(t, again, want)
@@ -156,14 +170,14 @@ func TestResumeTrajectoryPartialTrial(t *testing.T) {
 	// A kill between the records of one trajectory trial leaves part of
 	// the trial journaled: the resumed run reruns the trial and keeps only
 	// the missing checkpoints.
-	spec := walkSpec()
+	spec := sweeptest.Walk()
 	dir := t.TempDir()
-	opts := Options{Seed: 2, Trials: 3, Workers: 2, Dir: dir}
+	opts := Options{Options: runner.Options{Seed: 2, Trials: 3, Workers: 2}, Dir: dir}
 	want := reference(t, spec, opts)
 	mustRun(t, spec, opts)
 	lines := journalLines(t, dir, "walk")
 	kept := strings.Join(lines[:len(lines)-3], "") // drop the last 2 records
-	if err := os.WriteFile(JournalPath(dir, "walk"), []byte(kept), 0o644); err != nil {
+	if err := os.WriteFile(Path(dir, "walk"), []byte(kept), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	opts.Resume = true
@@ -175,21 +189,21 @@ func TestResumeTrajectoryPartialTrial(t *testing.T) {
 }
 
 func TestFreshRunKeepsUnfinishedJournal(t *testing.T) {
-	spec := noiseSpec()
+	spec := sweeptest.Noise()
 	dir := t.TempDir()
-	opts := Options{Seed: 1, Trials: 4, Workers: 1, Dir: dir}
+	opts := Options{Options: runner.Options{Seed: 1, Trials: 4, Workers: 1}, Dir: dir}
 	interrupt(t, spec, opts, 2)
-	before, _ := os.ReadFile(JournalPath(dir, "noise"))
+	before, _ := os.ReadFile(Path(dir, "noise"))
 	_, err := Run(context.Background(), spec, opts)
 	if !errors.Is(err, ErrUnfinished) || !strings.Contains(err.Error(), "finished tasks") || !strings.Contains(err.Error(), "resume") {
 		t.Fatalf("fresh run over an unfinished journal: %v", err)
 	}
-	after, _ := os.ReadFile(JournalPath(dir, "noise"))
+	after, _ := os.ReadFile(Path(dir, "noise"))
 	if !bytes.Equal(before, after) {
 		t.Error("the refused run changed the journal")
 	}
 	// After removing it, a fresh run starts over.
-	if err := RemoveJournal(dir, "noise"); err != nil {
+	if err := Remove(dir, "noise"); err != nil {
 		t.Fatal(err)
 	}
 	mustRun(t, spec, opts)
@@ -199,9 +213,9 @@ func TestFreshRunKeepsUnfinishedJournal(t *testing.T) {
 }
 
 func TestResumeRefusesAnotherRun(t *testing.T) {
-	spec := noiseSpec()
+	spec := sweeptest.Noise()
 	dir := t.TempDir()
-	base := Options{Seed: 1, Trials: 4, Workers: 1, Dir: dir, Sets: []string{"x=1,2,4", "n=3"}}
+	base := Options{Options: runner.Options{Seed: 1, Trials: 4, Workers: 1, Sets: []string{"x=1,2,4", "n=3"}}, Dir: dir}
 	interrupt(t, spec, base, 2)
 	cases := []struct {
 		mod  func(*Options)
@@ -211,8 +225,8 @@ func TestResumeRefusesAnotherRun(t *testing.T) {
 		{func(o *Options) { o.Trials = 5 }, []string{"trials 4, not 5"}},
 		{func(o *Options) { o.Sets = []string{"x=1,2,4", "n=4"} }, []string{`parameter "n" = "3", not "4"`}},
 		{func(o *Options) { o.Sets = []string{"x=1,2", "n=3"} }, []string{`parameter "x"`}},
-		{func(o *Options) { o.Shard = Shard{1, 2} }, []string{"shard 0/1 of a run, not of shard 1/2", "own output directory"}},
-		{func(o *Options) { o.Shard, o.Resume = Shard{1, 2}, false }, []string{"shard 0/1 of a run, not of shard 1/2"}},
+		{func(o *Options) { o.Shard = runner.Shard{Index: 1, Count: 2} }, []string{"shard 0/1 of a run, not of shard 1/2", "own output directory"}},
+		{func(o *Options) { o.Shard, o.Resume = runner.Shard{Index: 1, Count: 2}, false }, []string{"shard 0/1 of a run, not of shard 1/2"}},
 		{func(o *Options) { o.Dir = "" }, []string{"Options.Dir"}},
 	}
 	for _, c := range cases {
@@ -233,15 +247,15 @@ func TestResumeRefusesAnotherRun(t *testing.T) {
 }
 
 func TestJournalDamage(t *testing.T) {
-	spec := noiseSpec()
-	opts := Options{Seed: 1, Trials: 2, Workers: 1, Resume: true}
+	spec := sweeptest.Noise()
+	opts := Options{Options: runner.Options{Seed: 1, Trials: 2, Workers: 1}, Resume: true}
 
 	// A bad line before the last is corruption, not a torn write.
 	opts.Dir = t.TempDir()
 	interrupt(t, spec, opts, 3)
 	lines := journalLines(t, opts.Dir, "noise")
 	lines[1] = "{garbage}\n"
-	os.WriteFile(JournalPath(opts.Dir, "noise"), []byte(strings.Join(lines, "")), 0o644)
+	os.WriteFile(Path(opts.Dir, "noise"), []byte(strings.Join(lines, "")), 0o644)
 	if _, err := Run(context.Background(), spec, opts); err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("corrupt line 2: %v", err)
 	}
@@ -264,7 +278,7 @@ func TestJournalDamage(t *testing.T) {
 		interrupt(t, spec, opts, 2)
 		lines := journalLines(t, opts.Dir, "noise")
 		lines[0] = edit(lines[0])
-		os.WriteFile(JournalPath(opts.Dir, "noise"), []byte(strings.Join(lines, "")), 0o644)
+		os.WriteFile(Path(opts.Dir, "noise"), []byte(strings.Join(lines, "")), 0o644)
 		if _, err := Run(context.Background(), spec, opts); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -272,83 +286,38 @@ func TestJournalDamage(t *testing.T) {
 }
 
 func TestJournalLocked(t *testing.T) {
-	spec := noiseSpec()
-	plan, err := NewPlan(spec, Options{Trials: 1})
+	spec := sweeptest.Noise()
+	plan, err := runner.NewPlan(spec, runner.Options{Trials: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	j, _, _, err := plan.openJournal(dir, Shard{}, plan.Tasks, false, nil)
+	j, _, _, err := open(plan, dir, runner.Shard{}, plan.Tasks, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	if _, err := Run(context.Background(), spec, Options{Trials: 1, Dir: dir, Resume: true}); err == nil || !strings.Contains(err.Error(), "another wcmc process") {
+	if _, err := Run(context.Background(), spec, Options{Options: runner.Options{Trials: 1}, Dir: dir, Resume: true}); err == nil || !strings.Contains(err.Error(), "another wcmc process") {
 		t.Errorf("second writer: %v", err)
 	}
 }
 
 func TestTaskErrorKeepsFinishedTasks(t *testing.T) {
-	spec := noiseSpec()
+	spec := sweeptest.Noise()
 	run := spec.Run
-	spec.Run = func(t Task) (Outcome, error) {
+	spec.Run = func(t runner.Task) (runner.TaskOutput, error) {
 		if t.Point == 2 && t.Trial == 1 {
-			return Outcome{}, errors.New("boom")
+			return runner.TaskOutput{}, errors.New("boom")
 		}
 		return run(t)
 	}
 	dir := t.TempDir()
-	_, err := Run(context.Background(), spec, Options{Trials: 2, Workers: 1, Dir: dir})
+	_, err := Run(context.Background(), spec, Options{Options: runner.Options{Trials: 2, Workers: 1}, Dir: dir})
 	if err == nil || !strings.Contains(err.Error(), "boom") || !strings.Contains(err.Error(), "5 of 6 tasks finished and are saved") {
 		t.Fatalf("error %v", err)
 	}
 	if n := len(journalLines(t, dir, "noise")) - 1; n != 5 {
 		t.Errorf("journal holds %d records, want 5", n)
-	}
-}
-
-func TestNaNRefused(t *testing.T) {
-	spec := noiseSpec()
-	spec.Run = func(t Task) (Outcome, error) {
-		v := 1.0
-		if t.X == 4 && t.Trial == 1 {
-			v = math.NaN()
-		}
-		return Outcome{Rows: []Row{{Scheme: "b", Metric: "aux", Value: v}}}, nil
-	}
-	_, err := Run(context.Background(), spec, Options{Trials: 2, Dir: t.TempDir()})
-	if err == nil || !strings.Contains(err.Error(), "x=4 trial 1") || !strings.Contains(err.Error(), `scheme "b"`) || !strings.Contains(err.Error(), "aux = NaN") {
-		t.Errorf("error %v should name the task, scheme and metric", err)
-	}
-	// The writer refuses a hand-made NaN before writing anything.
-	res := mustRun(t, noiseSpec(), Options{Trials: 2})
-	res.Tasks[3].Rows[0].Value = math.NaN()
-	dir := filepath.Join(t.TempDir(), "out")
-	if _, _, err := WriteFiles(dir, res); err == nil || !strings.Contains(err.Error(), "NaN") || !strings.Contains(err.Error(), `scheme "a"`) {
-		t.Errorf("WriteFiles with NaN: %v", err)
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-		t.Errorf("files written despite the NaN: %v", entries)
-	}
-	// +Inf and −Inf in one summary cell average to NaN: refused too.
-	res = mustRun(t, noiseSpec(), Options{Trials: 2})
-	res.Tasks[2].Rows[0].Value, res.Tasks[3].Rows[0].Value = math.Inf(1), math.Inf(-1)
-	if _, _, err := WriteFiles(dir, res); err == nil || !strings.Contains(err.Error(), "summary") {
-		t.Errorf("WriteFiles with ±Inf in one cell: %v", err)
-	}
-	// A single +Inf is a value, written as such.
-	res = mustRun(t, noiseSpec(), Options{Trials: 2})
-	res.Tasks[3].Rows[0].Value = math.Inf(1)
-	if _, _, err := WriteFiles(dir, res); err != nil {
-		t.Errorf("WriteFiles with +Inf: %v", err)
-	}
-	if data, _ := os.ReadFile(filepath.Join(dir, "noise.csv")); !strings.Contains(string(data), ",err,+Inf\n") {
-		t.Error("+Inf not in the CSV")
-	}
-	// And a shard's partial result.
-	res = mustRun(t, noiseSpec(), Options{Trials: 2, Shard: Shard{1, 2}})
-	if _, _, err := WriteFiles(dir, res); err == nil || !strings.Contains(err.Error(), "shard 1/2") {
-		t.Errorf("WriteFiles of a shard: %v", err)
 	}
 }
 
@@ -373,7 +342,7 @@ func TestReadJournalTornAndCorrupt(t *testing.T) {
 		{`{"point":0,"x":1,"trial":0}` + "\n", 0, 0, true, false}, // no time
 	}
 	for i, c := range cases {
-		d, err := ReadJournal(strings.NewReader(c.data))
+		d, err := Read(strings.NewReader(c.data))
 		if (err != nil) != c.wantErr {
 			t.Errorf("case %d: err %v", i, err)
 			continue
@@ -406,5 +375,48 @@ func TestSessionsTimeSkipsTheGaps(t *testing.T) {
 	}
 	if got := sessionsTime(nil, at(10, 0)); got != 0 {
 		t.Errorf("no records: %v", got)
+	}
+}
+
+func TestShardsMergeToSingleRun(t *testing.T) {
+	for _, spec := range []runner.Spec{infoSpec(), sweeptest.Walk()} {
+		opts := Options{Options: runner.Options{Seed: 9, Trials: 4, Workers: 2}}
+		want := reference(t, spec, opts)
+		for _, count := range []int{1, 3, 5, 13} { // 13 > units: empty shards
+			var dirs []string
+			for i := range count {
+				o := opts
+				o.Dir, o.Shard = t.TempDir(), runner.Shard{Index: i, Count: count}
+				res := mustRun(t, spec, o)
+				if res.Shard != o.Shard {
+					t.Errorf("result shard %v", res.Shard)
+				}
+				dirs = append(dirs, o.Dir)
+			}
+			slices.Reverse(dirs) // order does not matter
+			got, err := Merge([]runner.Spec{sweeptest.Noise(), spec}, dirs, "")
+			if err != nil {
+				t.Fatalf("%s %d shards: %v", spec.ID, count, err)
+			}
+			sameResult(t, got, want)
+			if got.End.Before(got.Start) || got.Start.IsZero() {
+				t.Errorf("merged times %v – %v", got.Start, got.End)
+			}
+		}
+	}
+}
+
+func TestNaNRefused(t *testing.T) {
+	spec := sweeptest.Noise()
+	spec.Run = func(t runner.Task) (runner.TaskOutput, error) {
+		v := 1.0
+		if t.X == 4 && t.Trial == 1 {
+			v = math.NaN()
+		}
+		return runner.TaskOutput{Rows: []runner.Row{{Scheme: "b", Metric: "aux", Value: v}}}, nil
+	}
+	_, err := Run(context.Background(), spec, Options{Options: runner.Options{Trials: 2}, Dir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "x=4 trial 1") || !strings.Contains(err.Error(), `scheme "b"`) || !strings.Contains(err.Error(), "aux = NaN") {
+		t.Errorf("error %v should name the task, scheme and metric", err)
 	}
 }

@@ -1,4 +1,4 @@
-package runner
+package results
 
 import (
 	"encoding/csv"
@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"wcmc/runner"
 )
 
 // ErrMismatch is matched (errors.Is) by the error LoadMatching returns when
@@ -34,25 +36,25 @@ func (e *MismatchError) Error() string {
 // Is reports whether target is ErrMismatch.
 func (e *MismatchError) Is(target error) bool { return target == ErrMismatch }
 
-// LoadResult reads back the result of spec that WriteFiles wrote to dir:
+// Load reads back the result of spec that WriteFiles wrote to dir:
 // the parameters, seed, trials, quick flag, skip notes, per-task info and
 // times from DIR/ID.json, and the measured values from DIR/ID.csv. The
-// stored parameters are validated against spec as by Resolve; if they no
-// longer fit it (a parameter added, removed or restricted since), the
-// error matches ErrMismatch. A missing file gives an error matching
+// stored parameters are validated against spec as by runner.Resolve; if
+// they no longer fit it (a parameter added, removed or restricted since),
+// the error matches ErrMismatch. A missing file gives an error matching
 // fs.ErrNotExist. Every (sweep point, trial) task must have a row or a
 // skip note.
 //
-// Summarize(LoadResult(…)) equals the summary of the run that wrote the
+// Summarize(Load(…)) equals the summary of the run that wrote the
 // files: values round-trip exactly. Info values come back as JSON types
 // (numbers as float64; non-finite floats as the strings WriteFiles wrote).
-func LoadResult(dir string, spec Spec) (*Result, error) {
-	res, _, err := loadResult(dir, spec)
+func Load(dir string, spec runner.Spec) (*runner.Result, error) {
+	res, _, err := load(dir, spec)
 	return res, err
 }
 
-// loadResult is LoadResult, also returning the JSON record.
-func loadResult(dir string, spec Spec) (*Result, *runRecord, error) {
+// load is Load, also returning the JSON record.
+func load(dir string, spec runner.Spec) (*runner.Result, *runRecord, error) {
 	id := spec.ID
 	jsonPath := filepath.Join(dir, id+".json")
 	b, err := os.ReadFile(jsonPath)
@@ -74,20 +76,20 @@ func loadResult(dir string, spec Spec) (*Result, *runRecord, error) {
 			return nil, nil, &MismatchError{Experiment: id, Field: "parameter " + p.Name, Stored: "(absent)", Want: p.Default}
 		}
 	}
-	sets := paramSets(rec.Params)
-	v, trials, err := Resolve(spec, sets, false, rec.Trials)
+	sets := runner.SetsOf(rec.Params)
+	v, trials, err := runner.Resolve(spec, sets, false, rec.Trials)
 	if err != nil {
 		return nil, nil, &mismatchWrap{&MismatchError{Experiment: id, Field: "parameters", Stored: strings.Join(sets, " "),
 			Want: "values valid for the current experiment"}, err}
 	}
 
-	res := &Result{Spec: spec, Values: v, Seed: rec.Seed, Trials: trials, Quick: rec.Quick,
+	res := &runner.Result{Spec: spec, Values: v, Seed: rec.Seed, Trials: trials, Quick: rec.Quick,
 		Notes: rec.Skipped, Start: rec.Start, End: rec.End, Wall: time.Duration(rec.WallSeconds * float64(time.Second))}
 	xs := v.XList()
-	res.Tasks = make([]TaskResult, len(xs)*trials)
+	res.Tasks = make([]runner.TaskResult, len(xs)*trials)
 	for i, x := range xs {
 		for t := range trials {
-			res.Tasks[i*trials+t].TaskKey = TaskKey{Point: i, X: x, Trial: t}
+			res.Tasks[i*trials+t].TaskKey = runner.TaskKey{Point: i, X: x, Trial: t}
 		}
 	}
 	point := func(x float64) (int, bool) {
@@ -97,17 +99,17 @@ func loadResult(dir string, spec Spec) (*Result, *runRecord, error) {
 	for _, n := range rec.Skipped {
 		i, ok := point(n.X)
 		if !ok {
-			return nil, nil, fmt.Errorf("reading %s: skip note at %s=%s, which is not a sweep point", jsonPath, spec.X, FormatX(n.X))
+			return nil, nil, fmt.Errorf("reading %s: skip note at %s=%s, which is not a sweep point", jsonPath, spec.X, runner.FormatX(n.X))
 		}
 		for t := range trials {
 			tr := &res.Tasks[i*trials+t]
-			tr.Skipped = append(tr.Skipped, Skip{Scheme: n.Scheme, Reason: n.Reason})
+			tr.Skipped = append(tr.Skipped, runner.Skip{Scheme: n.Scheme, Reason: n.Reason})
 		}
 	}
 	for _, in := range rec.Info {
 		i, ok := point(in.X)
 		if !ok || in.Trial < 0 || in.Trial >= trials {
-			return nil, nil, fmt.Errorf("reading %s: info of %s=%s trial %d is outside the run", jsonPath, spec.X, FormatX(in.X), in.Trial)
+			return nil, nil, fmt.Errorf("reading %s: info of %s=%s trial %d is outside the run", jsonPath, spec.X, runner.FormatX(in.X), in.Trial)
 		}
 		tr := &res.Tasks[i*trials+in.Trial]
 		if tr.Info == nil {
@@ -122,7 +124,7 @@ func loadResult(dir string, spec Spec) (*Result, *runRecord, error) {
 	}
 	for _, tr := range res.Tasks {
 		if len(tr.Rows) == 0 && len(tr.Skipped) == 0 {
-			return nil, nil, fmt.Errorf("reading %s: no values for %s=%s trial %d (incomplete run?)", csvPath, spec.X, FormatX(tr.X), tr.Trial)
+			return nil, nil, fmt.Errorf("reading %s: no values for %s=%s trial %d (incomplete run?)", csvPath, spec.X, runner.FormatX(tr.X), tr.Trial)
 		}
 	}
 	return res, &rec, nil
@@ -138,7 +140,7 @@ func (e *mismatchWrap) Error() string { return e.MismatchError.Error() + ": " + 
 func (e *mismatchWrap) Unwrap() error { return e.err }
 
 // readRows reads DIR/ID.csv into res.Tasks.
-func readRows(path string, spec Spec, res *Result, point func(float64) (int, bool)) error {
+func readRows(path string, spec runner.Spec, res *runner.Result, point func(float64) (int, bool)) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -188,18 +190,18 @@ func readRows(path string, spec Spec, res *Result, point func(float64) (int, boo
 			return bad(fmt.Sprintf("value %q is not a number", r[6]))
 		}
 		tr := &res.Tasks[i*res.Trials+trial]
-		tr.Rows = append(tr.Rows, Row{Scheme: r[1], Metric: r[5], Value: val})
+		tr.Rows = append(tr.Rows, runner.Row{Scheme: r[1], Metric: r[5], Value: val})
 	}
 }
 
 // LoadMatching loads the results of plan's experiment from dir (see
-// LoadResult) and checks that they were computed with the plan's
+// Load) and checks that they were computed with the plan's
 // parameters (compared as values: "1e-3" matches "0.001"), seed, trials and
-// quick flag, and by this version of wcmc (Version). A difference gives a
+// quick flag, and by this version of wcmc (runner.Version). A difference gives a
 // *MismatchError (errors.Is(err, ErrMismatch)); missing files give an
 // error matching fs.ErrNotExist.
-func LoadMatching(dir string, plan *Plan) (*Result, error) {
-	res, rec, err := loadResult(dir, plan.Spec)
+func LoadMatching(dir string, plan *runner.Plan) (*runner.Result, error) {
+	res, rec, err := load(dir, plan.Spec)
 	if err != nil {
 		return nil, err
 	}
@@ -214,12 +216,12 @@ func LoadMatching(dir string, plan *Plan) (*Result, error) {
 		return nil, mismatch("trials", strconv.Itoa(res.Trials), strconv.Itoa(plan.Trials))
 	case res.Quick != plan.Quick:
 		return nil, mismatch("quick", strconv.FormatBool(res.Quick), strconv.FormatBool(plan.Quick))
-	case rec.Version != Version:
-		return nil, mismatch("version", rec.Version, Version)
+	case rec.Version != runner.Version:
+		return nil, mismatch("version", rec.Version, runner.Version)
 	}
 	for _, p := range plan.Spec.Params {
 		s, w := res.Values.Raw(p.Name), plan.Values.Raw(p.Name)
-		if !sameValue(p, s, w) {
+		if !p.SameValue(s, w) {
 			return nil, mismatch("parameter "+p.Name, s, w)
 		}
 	}

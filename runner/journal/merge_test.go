@@ -1,18 +1,21 @@
-package runner
+package journal
 
 import (
 	"os"
 	"strings"
 	"testing"
+
+	"wcmc/runner"
+	"wcmc/runner/internal/sweeptest"
 )
 
 // shardDirs runs every shard of count in its own directory.
-func shardDirs(t *testing.T, spec Spec, opts Options, count int) []string {
+func shardDirs(t *testing.T, spec runner.Spec, opts runner.Options, count int) []string {
 	t.Helper()
 	var dirs []string
 	for i := range count {
-		o := opts
-		o.Dir, o.Shard = t.TempDir(), Shard{i, count}
+		o := Options{Options: opts, Dir: t.TempDir()}
+		o.Shard = runner.Shard{Index: i, Count: count}
 		mustRun(t, spec, o)
 		dirs = append(dirs, o.Dir)
 	}
@@ -20,41 +23,41 @@ func shardDirs(t *testing.T, spec Spec, opts Options, count int) []string {
 }
 
 func TestMergeRefusals(t *testing.T) {
-	spec := noiseSpec()
-	specs := []Spec{spec, walkSpec()}
-	opts := Options{Seed: 3, Trials: 4, Workers: 2, Sets: []string{"n=2"}}
+	spec := sweeptest.Noise()
+	specs := []runner.Spec{spec, sweeptest.Walk()}
+	opts := runner.Options{Seed: 3, Trials: 4, Workers: 2, Sets: []string{"n=2"}}
 	dirs := shardDirs(t, spec, opts, 3)
 	if _, err := Merge(specs, dirs, ""); err != nil {
 		t.Fatalf("good shards: %v", err)
 	}
 
-	other := func(mod func(*Options)) string {
-		o := opts
-		mod(&o)
-		o.Dir, o.Shard = t.TempDir(), Shard{2, 3}
+	other := func(mod func(*runner.Options)) string {
+		o := Options{Options: opts, Dir: t.TempDir()}
+		mod(&o.Options)
+		o.Shard = runner.Shard{Index: 2, Count: 3}
 		mustRun(t, spec, o)
 		return o.Dir
 	}
-	seed := other(func(o *Options) { o.Seed = 4 })
-	param := other(func(o *Options) { o.Sets = []string{"n=3"} })
-	trials := other(func(o *Options) { o.Trials = 5 })
-	sweep := other(func(o *Options) { o.Sets = []string{"n=2", "x=1,2,8"} })
+	seed := other(func(o *runner.Options) { o.Seed = 4 })
+	param := other(func(o *runner.Options) { o.Sets = []string{"n=3"} })
+	trials := other(func(o *runner.Options) { o.Trials = 5 })
+	sweep := other(func(o *runner.Options) { o.Sets = []string{"n=2", "x=1,2,8"} })
 	walk := t.TempDir()
-	mustRun(t, walkSpec(), Options{Trials: 1, Dir: walk})
+	mustRun(t, sweeptest.Walk(), Options{Options: runner.Options{Trials: 1}, Dir: walk})
 	empty := t.TempDir()
 
 	// A shard whose journal stops early (a killed process not resumed).
 	partial := shardDirs(t, spec, opts, 3)
 	lines := journalLines(t, partial[1], "noise")
-	os.WriteFile(JournalPath(partial[1], "noise"), []byte(strings.Join(lines[:2], "")), 0o644)
+	os.WriteFile(Path(partial[1], "noise"), []byte(strings.Join(lines[:2], "")), 0o644)
 	// A journal whose last line is torn: ignored, its task missing.
 	torn := shardDirs(t, spec, opts, 3)
 	lines = journalLines(t, torn[0], "noise")
-	os.WriteFile(JournalPath(torn[0], "noise"), []byte(strings.Join(lines[:len(lines)-2], "")+lines[len(lines)-2][:30]), 0o644)
+	os.WriteFile(Path(torn[0], "noise"), []byte(strings.Join(lines[:len(lines)-2], "")+lines[len(lines)-2][:30]), 0o644)
 	// A record moved into the wrong shard's journal.
 	moved := shardDirs(t, spec, opts, 3)
 	l0 := journalLines(t, moved[0], "noise")
-	f, _ := os.OpenFile(JournalPath(moved[1], "noise"), os.O_APPEND|os.O_WRONLY, 0)
+	f, _ := os.OpenFile(Path(moved[1], "noise"), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(l0[0])
 	f.Close()
 	// The same shard run twice, and a 2-way sharding next to a 3-way one.
@@ -78,11 +81,11 @@ func TestMergeRefusals(t *testing.T) {
 		{"missing shard", dirs[:2], "", []string{"4 of 12 tasks are missing", "shard 2/3 (4 tasks): no directory given", "x=1 trial 2", "x=4 trials 0,3"}},
 		{"partial shard", partial, "", []string{"2 of 12 tasks are missing: x=", "shard 1/3 in " + partial[1] + " lacks 2 tasks", "--resume"}},
 		{"torn", torn, "", []string{"1 of 12 tasks are missing", "shard 0/3 in " + torn[0]}},
-		{"moved record", moved, "", []string{JournalPath(moved[1], "noise"), "is in shard 0/3, not in this directory's shard 1/3"}},
+		{"moved record", moved, "", []string{Path(moved[1], "noise"), "is in shard 0/3, not in this directory's shard 1/3"}},
 		{"overlap", []string{twice[0], dirs[0], dirs[1], dirs[2]}, "", []string{"overlap", twice[0] + " and " + dirs[0] + " both hold 4 tasks", "x=1 trials 0,3"}},
 		{"mixed counts", []string{two[0], two[1], dirs[0]}, "", []string{"overlap"}},
 		{"twice", []string{dirs[0], dirs[1], dirs[0]}, "", []string{"given twice"}},
-		{"not a dir", []string{JournalPath(dirs[0], "noise")}, "", []string{"not a directory"}},
+		{"not a dir", []string{Path(dirs[0], "noise")}, "", []string{"not a directory"}},
 		{"none", nil, "", []string{"no shard directories"}},
 	}
 	for _, c := range cases {

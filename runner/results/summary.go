@@ -1,4 +1,4 @@
-package runner
+package results
 
 import (
 	"math"
@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"gonum.org/v1/gonum/stat"
+
+	"wcmc/runner"
 )
 
 // SummaryRow summarises the trials of one (scheme, x, metric): the mean
@@ -27,7 +29,7 @@ type SummaryRow struct {
 // stat.Quantile with stat.Empirical on the sorted values: the smallest value
 // at or above that fraction of the values. A NaN value makes the row's
 // mean and quantiles NaN.
-func Summarize(res *Result) []SummaryRow {
+func Summarize(res *runner.Result) []SummaryRow {
 	spec := res.Spec
 	type key struct {
 		scheme, metric string

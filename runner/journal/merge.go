@@ -1,9 +1,8 @@
-package runner
+package journal
 
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,14 +10,16 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"wcmc/runner"
 )
 
 // Shard outputs (see Options.Shard and Options.Dir) are merged from their
 // journals: each shard directory holds ID.run.json and ID.journal.jsonl.
 
-// JournaledRuns returns the IDs of the journaled runs in dir (the ID of
-// every ID.run.json), sorted.
-func JournaledRuns(dir string) ([]string, error) {
+// Runs returns the IDs of the journaled runs in dir (the ID of every
+// ID.run.json), sorted.
+func Runs(dir string) ([]string, error) {
 	matches, err := filepath.Glob(filepath.Join(dir, "*.run.json"))
 	if err != nil {
 		return nil, err
@@ -34,18 +35,19 @@ func JournaledRuns(dir string) ([]string, error) {
 // Merge combines the journals of the shards of one run, one shard per
 // directory, into the Result of the whole run: the same tasks, in the same
 // order, as an unsharded run with the same parameters and seed, so that
-// WriteFiles writes the same ID.csv and ID.summary.csv byte for byte.
+// results.WriteFiles writes the same ID.csv and ID.summary.csv byte for
+// byte.
 //
 // id names the experiment; "" means the only experiment journaled in the
 // directories. specs must contain it. Merge refuses, naming the
 // directories and tasks concerned: a directory given twice or without the
 // experiment's journal; shards that disagree on experiment, parameters,
-// seed or trials (see Plan.Mismatch); a record that is not a task of the
+// seed or trials (see Identity.Mismatch); a record that is not a task of the
 // run or not of its directory's shard; a task in two directories; and tasks
 // that no directory holds (with the shards they belong to). A torn last
 // line of a journal (a task cut short) is ignored, its task then counted
 // as missing.
-func Merge(specs []Spec, dirs []string, id string) (*Result, error) {
+func Merge(specs []runner.Spec, dirs []string, id string) (*runner.Result, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("merge: no shard directories given")
 	}
@@ -71,7 +73,7 @@ func Merge(specs []Spec, dirs []string, id string) (*Result, error) {
 			return nil, err
 		}
 	}
-	var spec Spec
+	var spec runner.Spec
 	found := false
 	for _, s := range specs {
 		if s.ID == id {
@@ -92,40 +94,40 @@ func Merge(specs []Spec, dirs []string, id string) (*Result, error) {
 			return nil, fmt.Errorf("merge: %w", err)
 		}
 	}
-	plan, err := planFromIdentity(spec, ids[0])
+	plan, err := ids[0].Plan(spec)
 	if err != nil {
 		return nil, fmt.Errorf("merge: %s: %w", dirs[0], err)
 	}
 	for i := 1; i < len(dirs); i++ {
-		if diff := plan.Mismatch(ids[i]); len(diff) > 0 {
+		if diff := ids[i].Mismatch(plan); len(diff) > 0 {
 			return nil, fmt.Errorf("merge: shards disagree: %s (shard %s) is another run than %s (shard %s): %s",
 				dirs[i], ids[i].Shard, dirs[0], ids[0].Shard, joinDiff(diff))
 		}
 	}
 
-	from := map[TaskKey]int{} // task → index of the directory holding it
+	from := map[runner.TaskKey]int{} // task → index of the directory holding it
 	var (
-		tasks    []TaskResult
-		overlaps = map[[2]int][]TaskKey{}
+		tasks    []runner.TaskResult
+		overlaps = map[[2]int][]runner.TaskKey{}
 		start    = ids[0].Start
 		end      time.Time
 	)
 	for i, d := range dirs {
-		data, err := readJournalFile(JournalPath(d, id))
+		data, err := readFile(Path(d, id))
 		if err != nil {
 			return nil, fmt.Errorf("merge: %w", err)
 		}
-		sh := ids[i].Shard.norm()
+		sh := ids[i].Shard.Canonical()
 		if err := sh.Check(); err != nil {
 			return nil, fmt.Errorf("merge: %s: %w", IdentityPath(d, id), err)
 		}
 		for n, r := range data.Records {
 			if err := plan.CheckRecord(r.TaskResult); err != nil {
-				return nil, fmt.Errorf("merge: %s, record %d: %w", JournalPath(d, id), n+1, err)
+				return nil, fmt.Errorf("merge: %s, record %d: %w", Path(d, id), n+1, err)
 			}
-			if got := plan.shardOf(r.TaskKey, sh.Count); got != sh.Index {
+			if got := plan.ShardOf(r.TaskKey, sh.Count); got != sh.Index {
 				return nil, fmt.Errorf("merge: %s, record %d: task %s is in shard %d/%d, not in this directory's shard %s",
-					JournalPath(d, id), n+1, plan.taskName(r.TaskKey), got, sh.Count, sh)
+					Path(d, id), n+1, taskName(plan, r.TaskKey), got, sh.Count, sh)
 			}
 			if j, dup := from[r.TaskKey]; dup {
 				overlaps[[2]int{j, i}] = append(overlaps[[2]int{j, i}], r.TaskKey)
@@ -144,13 +146,13 @@ func Merge(specs []Spec, dirs []string, id string) (*Result, error) {
 	if len(overlaps) > 0 {
 		var msgs []string
 		for pair, keys := range overlaps {
-			msgs = append(msgs, fmt.Sprintf("%s and %s both hold %s (%s)", dirs[pair[0]], dirs[pair[1]], nTasks(len(keys)), plan.taskList(keys)))
+			msgs = append(msgs, fmt.Sprintf("%s and %s both hold %s (%s)", dirs[pair[0]], dirs[pair[1]], nTasks(len(keys)), taskList(plan, keys)))
 		}
 		sort.Strings(msgs)
 		return nil, fmt.Errorf("merge: shards overlap: %s", strings.Join(msgs, "; "))
 	}
 	if missing := remaining(plan.Tasks, tasks); len(missing) > 0 {
-		return nil, plan.missingError(missing, dirs, ids)
+		return nil, missingError(plan, missing, dirs, ids)
 	}
 	res := plan.Result(tasks, start, end)
 	for _, x := range ids {
@@ -163,7 +165,7 @@ func Merge(specs []Spec, dirs []string, id string) (*Result, error) {
 func onlyExperiment(dirs []string) (string, error) {
 	all := map[string]bool{}
 	for _, d := range dirs {
-		ids, err := JournaledRuns(d)
+		ids, err := Runs(d)
 		if err != nil {
 			return "", err
 		}
@@ -188,63 +190,31 @@ func onlyExperiment(dirs []string) (string, error) {
 	return "", errors.New("merge: no experiment")
 }
 
-// paramSets turns recorded parameters into "name=value" settings, sorted by
-// name so that a replay resolves them in a fixed order.
-func paramSets(params map[string]string) []string {
-	sets := make([]string, 0, len(params))
-	for _, name := range slices.Sorted(maps.Keys(params)) {
-		sets = append(sets, name+"="+params[name])
-	}
-	return sets
-}
-
-// planFromIdentity rebuilds the plan of a recorded run.
-func planFromIdentity(spec Spec, id Identity) (*Plan, error) {
-	if id.Experiment != spec.ID {
-		return nil, fmt.Errorf("run of %s, not %s", id.Experiment, spec.ID)
-	}
-	sets := paramSets(id.Params)
-	for _, p := range spec.Params {
-		if _, ok := id.Params[p.Name]; !ok {
-			return nil, fmt.Errorf("the recorded run has no parameter %q (a run of another wcmc version, %s?)", p.Name, id.Version)
-		}
-	}
-	if id.Trials < 1 {
-		return nil, fmt.Errorf("the recorded run has %d trials", id.Trials)
-	}
-	plan, err := NewPlan(spec, Options{Seed: id.Seed, Trials: id.Trials, Sets: sets})
-	if err != nil {
-		return nil, fmt.Errorf("the recorded parameters: %w", err)
-	}
-	plan.Quick = id.Quick
-	return plan, nil
-}
-
-func readJournalFile(path string) (JournalData, error) {
+func readFile(path string) (Contents, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return JournalData{}, nil // a shard that finished no task
+		return Contents{}, nil // a shard that finished no task
 	}
 	if err != nil {
-		return JournalData{}, err
+		return Contents{}, err
 	}
 	defer f.Close()
-	data, err := ReadJournal(f)
+	data, err := Read(f)
 	if err != nil {
-		return JournalData{}, fmt.Errorf("journal %s is damaged: %w", path, err)
+		return Contents{}, fmt.Errorf("journal %s is damaged: %w", path, err)
 	}
 	return data, nil
 }
 
-func (p *Plan) taskName(k TaskKey) string {
-	return fmt.Sprintf("%s=%s trial %d", p.Spec.X, FormatX(k.X), k.Trial)
+func taskName(p *runner.Plan, k runner.TaskKey) string {
+	return fmt.Sprintf("%s=%s trial %d", p.Spec.X, runner.FormatX(k.X), k.Trial)
 }
 
 // taskList names keys compactly: "snr_db=5 trials 0-3,7; snr_db=10 trial 2"
 // (the first few points).
-func (p *Plan) taskList(keys []TaskKey) string {
+func taskList(p *runner.Plan, keys []runner.TaskKey) string {
 	keys = slices.Clone(keys)
-	sortKeys(keys)
+	slices.SortFunc(keys, runner.TaskKey.Compare)
 	const maxPoints = 8
 	var parts []string
 	for i := 0; i < len(keys); {
@@ -261,7 +231,7 @@ func (p *Plan) taskList(keys []TaskKey) string {
 		if len(trials) > 1 {
 			word = "trials"
 		}
-		parts = append(parts, fmt.Sprintf("%s=%s %s %s", p.Spec.X, FormatX(keys[i].X), word, ranges(trials)))
+		parts = append(parts, fmt.Sprintf("%s=%s %s %s", p.Spec.X, runner.FormatX(keys[i].X), word, ranges(trials)))
 		i = j
 	}
 	return strings.Join(parts, "; ")
@@ -301,21 +271,21 @@ func ranges(v []int) string {
 // missingError names the tasks no shard holds and, when the shards agree on
 // their count, the shards they belong to: absent ones, and given ones whose
 // journal is incomplete (to be resumed).
-func (p *Plan) missingError(missing []TaskKey, dirs []string, ids []Identity) error {
-	msg := fmt.Sprintf("merge: %d of %d tasks are missing: %s", len(missing), len(p.Tasks), p.taskList(missing))
-	count := ids[0].Shard.norm().Count
+func missingError(p *runner.Plan, missing []runner.TaskKey, dirs []string, ids []Identity) error {
+	msg := fmt.Sprintf("merge: %d of %d tasks are missing: %s", len(missing), len(p.Tasks), taskList(p, missing))
+	count := ids[0].Shard.Canonical().Count
 	for _, id := range ids {
-		if id.Shard.norm().Count != count {
+		if id.Shard.Canonical().Count != count {
 			return errors.New(msg)
 		}
 	}
 	dirOf := map[int]string{}
 	for i, id := range ids {
-		dirOf[id.Shard.norm().Index] = dirs[i]
+		dirOf[id.Shard.Canonical().Index] = dirs[i]
 	}
 	perShard := map[int]int{}
 	for _, k := range missing {
-		perShard[p.shardOf(k, count)]++
+		perShard[p.ShardOf(k, count)]++
 	}
 	idx := make([]int, 0, len(perShard))
 	for s := range perShard {

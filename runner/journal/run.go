@@ -1,11 +1,14 @@
-package runner
+package journal
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"time"
+
+	"wcmc/runner"
 )
 
 // ErrUnfinished is wrapped by the error of a fresh run (Options.Resume
@@ -27,28 +30,98 @@ func (e *Interrupted) Error() string {
 
 func (e *Interrupted) Unwrap() error { return e.Err }
 
-// openJournal prepares dir to journal the tasks keys of shard s and returns
-// the journal, ready to append, with the records already in it and the
-// run's start time.
+// Options configure a journaled run: the sweep's settings, and where to
+// journal it.
+type Options struct {
+	runner.Options
+	// Dir is where the run is journaled: its Identity goes to
+	// Dir/ID.run.json before any task runs, and each finished task is
+	// appended to Dir/ID.journal.jsonl and synced to disk as it finishes,
+	// so that a run killed at any instant loses no finished task. Without
+	// Resume, a journal already holding finished tasks is refused
+	// (ErrUnfinished), never overwritten; one process at a time may write
+	// a journal. An empty Dir runs without a journal (runner.Run).
+	Dir string
+	// Resume continues the run journaled in Dir: its finished tasks are
+	// kept and only the others run. The parameters, seed, trials and shard
+	// must be those of the journaled run.
+	Resume bool
+}
+
+// Run is runner.Run with every finished task journaled in opts.Dir as it
+// finishes (see Options.Dir); with opts.Resume the tasks already journaled
+// are not run again, and the result is the same as that of an
+// uninterrupted run, its Wall the sum of the sessions' computing times. A
+// run stopped by ctx returns an *Interrupted error.
+func Run(ctx context.Context, spec runner.Spec, opts Options) (*runner.Result, error) {
+	plan, err := runner.NewPlan(spec, opts.Options)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := plan.ShardTasks(opts.Shard)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Dir == "" {
+		if opts.Resume {
+			return nil, errors.New("resuming needs the directory of the run's journal (Options.Dir)")
+		}
+		return runner.Run(ctx, spec, opts.Options)
+	}
+	j, done, start, err := open(plan, opts.Dir, opts.Shard, keys, opts.Resume, opts.Progress)
+	if err != nil {
+		return nil, fmt.Errorf("experiment %s: %w", spec.ID, err)
+	}
+	defer j.Close()
+	ro := opts.Options
+	user := ro.OnTask
+	ro.OnTask = func(r runner.TaskResult) error {
+		if err := j.Append(r); err != nil {
+			return err
+		}
+		if user != nil {
+			return user(r)
+		}
+		return nil
+	}
+	tasks, err := plan.Compute(ctx, remaining(keys, done), ro)
+	if err != nil {
+		saved := len(done) + j.n
+		if ctx.Err() != nil {
+			return nil, &Interrupted{Journal: j.Path(), Done: saved, Total: len(keys), Err: err}
+		}
+		return nil, fmt.Errorf("%w\n(%d of %d tasks finished and are saved in %s)", err, saved, len(keys), j.Path())
+	}
+	res := plan.Collect(append(done, tasks...), start, ro)
+	res.Resumed = len(done)
+	if len(done) > 0 {
+		res.Wall = j.earlier + res.End.Sub(j.began)
+	}
+	return res, nil
+}
+
+// open prepares dir to journal the tasks keys of shard s of the plan's
+// run and returns the journal, ready to append, with the records already
+// in it and the run's start time.
 //
 // A fresh run (resume false) refuses a journal holding finished tasks
 // (ErrUnfinished); otherwise it writes the run's identity and starts an
 // empty journal. A resumed run requires the recorded identity to match the
-// plan (see Mismatch) and the same shard, checks every record (see
-// CheckRecord; a record outside the shard or twice is an error), and drops
+// plan (see Identity.Mismatch) and the same shard, checks every record (see
+// runner.Plan.CheckRecord; a record outside the shard or twice is an error), and drops
 // a torn last line. Without a journal to resume it starts afresh.
-func (p *Plan) openJournal(dir string, s Shard, keys []TaskKey, resume bool, log io.Writer) (*journalFile, []TaskResult, time.Time, error) {
-	fail := func(err error) (*journalFile, []TaskResult, time.Time, error) { return nil, nil, time.Time{}, err }
+func open(p *runner.Plan, dir string, s runner.Shard, keys []runner.TaskKey, resume bool, log io.Writer) (*file, []runner.TaskResult, time.Time, error) {
+	fail := func(err error) (*file, []runner.TaskResult, time.Time, error) { return nil, nil, time.Time{}, err }
 	say := func(format string, args ...any) {
 		if log != nil {
 			fmt.Fprintf(log, format+"\n", args...)
 		}
 	}
-	s = s.norm()
+	s = s.Canonical()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fail(err)
 	}
-	jpath, ipath := JournalPath(dir, p.Spec.ID), IdentityPath(dir, p.Spec.ID)
+	jpath, ipath := Path(dir, p.Spec.ID), IdentityPath(dir, p.Spec.ID)
 	f, err := os.OpenFile(jpath, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return fail(err)
@@ -62,7 +135,7 @@ func (p *Plan) openJournal(dir string, s Shard, keys []TaskKey, resume bool, log
 	if err := lockFile(f); err != nil {
 		return fail(fmt.Errorf("%s is in use by another wcmc process (%v); give each run its own --out directory", jpath, err))
 	}
-	data, err := ReadJournal(f)
+	data, err := Read(f)
 	if err != nil {
 		return fail(fmt.Errorf("journal %s is damaged: %w; move it away to start over", jpath, err))
 	}
@@ -75,11 +148,11 @@ func (p *Plan) openJournal(dir string, s Shard, keys []TaskKey, resume bool, log
 	start := time.Now().UTC()
 	began := start
 	var (
-		done    []TaskResult
+		done    []runner.TaskResult
 		earlier time.Duration
 	)
 	switch {
-	case len(data.Records) > 0 && !noID && id.Experiment == p.Spec.ID && id.Shard.norm() != s:
+	case len(data.Records) > 0 && !noID && id.Experiment == p.Spec.ID && id.Shard.Canonical() != s:
 		return fail(fmt.Errorf("%s holds %d finished tasks of shard %s of a run, not of shard %s: give each shard its own output directory",
 			jpath, len(data.Records), id.Shard, s))
 	case !resume && len(data.Records) > 0:
@@ -92,30 +165,30 @@ func (p *Plan) openJournal(dir string, s Shard, keys []TaskKey, resume bool, log
 	case resume && noID && len(data.Records) > 0:
 		return fail(fmt.Errorf("cannot resume: journal %s has no %s, so which run its tasks belong to is unknown", jpath, ipath))
 	case resume && !noID:
-		if diff := p.Mismatch(id); len(diff) > 0 {
+		if diff := id.Mismatch(p); len(diff) > 0 {
 			return fail(fmt.Errorf("cannot resume %s: it is the journal of another run (%s); resume with that run's settings, or use another output directory",
 				jpath, joinDiff(diff)))
 		}
-		if id.Shard.norm() != s {
+		if id.Shard.Canonical() != s {
 			return fail(fmt.Errorf("cannot resume %s: it is the journal of shard %s, not %s", jpath, id.Shard, s))
 		}
-		if id.Version != Version {
-			say("warning: %s was started by wcmc %s; this is wcmc %s", jpath, id.Version, Version)
+		if id.Version != runner.Version {
+			say("warning: %s was started by wcmc %s; this is wcmc %s", jpath, id.Version, runner.Version)
 		}
-		want := make(map[TaskKey]bool, len(keys))
+		want := make(map[runner.TaskKey]bool, len(keys))
 		for _, k := range keys {
 			want[k] = true
 		}
-		seen := map[TaskKey]bool{}
+		seen := map[runner.TaskKey]bool{}
 		for i, r := range data.Records {
 			if err := p.CheckRecord(r.TaskResult); err != nil {
 				return fail(fmt.Errorf("journal %s, record %d: %w", jpath, i+1, err))
 			}
 			if !want[r.TaskKey] {
-				return fail(fmt.Errorf("journal %s, record %d: task %s=%s trial %d is not in shard %s", jpath, i+1, p.Spec.X, FormatX(r.X), r.Trial, s))
+				return fail(fmt.Errorf("journal %s, record %d: task %s=%s trial %d is not in shard %s", jpath, i+1, p.Spec.X, runner.FormatX(r.X), r.Trial, s))
 			}
 			if seen[r.TaskKey] {
-				return fail(fmt.Errorf("journal %s, record %d: task %s=%s trial %d is recorded twice", jpath, i+1, p.Spec.X, FormatX(r.X), r.Trial))
+				return fail(fmt.Errorf("journal %s, record %d: task %s=%s trial %d is recorded twice", jpath, i+1, p.Spec.X, runner.FormatX(r.X), r.Trial))
 			}
 			seen[r.TaskKey] = true
 			done = append(done, r.TaskResult)
@@ -132,7 +205,7 @@ func (p *Plan) openJournal(dir string, s Shard, keys []TaskKey, resume bool, log
 			say("no finished tasks in %s: starting the run", jpath)
 		}
 		data.Valid = 0
-		if err := writeIdentity(ipath, p.Identity(s, len(keys), start)); err != nil {
+		if err := writeIdentity(ipath, IdentityOf(p, s, len(keys), start)); err != nil {
 			return fail(fmt.Errorf("writing %s: %w", ipath, err))
 		}
 	}
@@ -147,7 +220,7 @@ func (p *Plan) openJournal(dir string, s Shard, keys []TaskKey, resume bool, log
 	}
 	syncDir(dir)
 	ok = true
-	return &journalFile{f: f, path: jpath, began: began, earlier: earlier}, done, start, nil
+	return &file{f: f, path: jpath, began: began, earlier: earlier}, done, start, nil
 }
 
 func joinDiff(diff []string) string {
@@ -167,12 +240,12 @@ func joinDiff(diff []string) string {
 }
 
 // remaining returns the keys not in done, in order.
-func remaining(keys []TaskKey, done []TaskResult) []TaskKey {
-	have := make(map[TaskKey]bool, len(done))
+func remaining(keys []runner.TaskKey, done []runner.TaskResult) []runner.TaskKey {
+	have := make(map[runner.TaskKey]bool, len(done))
 	for _, d := range done {
 		have[d.TaskKey] = true
 	}
-	var out []TaskKey
+	var out []runner.TaskKey
 	for _, k := range keys {
 		if !have[k] {
 			out = append(out, k)

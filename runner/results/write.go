@@ -1,4 +1,10 @@
-package runner
+// Package results writes the files of a finished sweep and reads them
+// back: DIR/ID.csv (one row per measured value), DIR/ID.summary.csv (mean
+// and 5–95% quantiles per scheme, sweep point and metric, see Summarize),
+// DIR/ID.json (the run's settings, notes and diagnostics) and the figures
+// DIR/ID.png and .svg (one per metric, see Chart). Load and LoadMatching
+// read a stored result back, so that a reproduction reuses it.
+package results
 
 import (
 	"bufio"
@@ -16,6 +22,7 @@ import (
 
 	"wcmc/figure"
 	"wcmc/internal/atomicfile"
+	"wcmc/runner"
 )
 
 // CSVHeader and SummaryHeader are the header lines of DIR/ID.csv and
@@ -27,7 +34,7 @@ var (
 
 // Write writes the outputs of res to dir (created if needed); see
 // WriteFiles.
-func Write(dir string, res *Result) error {
+func Write(dir string, res *runner.Result) error {
 	_, _, err := WriteFiles(dir, res)
 	return err
 }
@@ -46,7 +53,7 @@ func Write(dir string, res *Result) error {
 // goes through a temporary file renamed into place. A result holding a
 // non-finite value, or only one shard of a run, is refused (see
 // checkWritable) before any file is written.
-func WriteFiles(dir string, res *Result) (files, warnings []string, err error) {
+func WriteFiles(dir string, res *runner.Result) (files, warnings []string, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, err
 	}
@@ -63,21 +70,17 @@ func WriteFiles(dir string, res *Result) (files, warnings []string, err error) {
 		files = append(files, path)
 		return nil
 	}
-	if err := put(id+".csv", func(w io.Writer) error { return writeRows(w, res) }); err != nil {
+	if err := put(id+".csv", func(w io.Writer) error { return WriteCSV(w, res) }); err != nil {
 		return files, nil, err
 	}
-	if err := put(id+".summary.csv", func(w io.Writer) error { return writeSummary(w, id, summary) }); err != nil {
+	if err := put(id+".summary.csv", func(w io.Writer) error { return WriteSummaryCSV(w, id, summary) }); err != nil {
 		return files, nil, err
 	}
 
 	// Figures before the JSON so that it records their warnings.
 	var figFiles []string
-	for i, m := range res.Spec.Metrics {
-		base := filepath.Join(dir, id)
-		if i > 0 {
-			base += "." + m
-		}
-		fs, ws, err := figure.Save(Chart(res.Spec, res.Values, summary, m), base)
+	for _, m := range res.Spec.Metrics {
+		fs, ws, err := figure.Save(Chart(res.Spec, res.Values, summary, m), filepath.Join(dir, FigureBase(res.Spec, m)))
 		figFiles = append(figFiles, fs...)
 		if err != nil {
 			return append(files, figFiles...), warnings, err
@@ -92,51 +95,9 @@ func WriteFiles(dir string, res *Result) (files, warnings []string, err error) {
 	return append(files, figFiles...), warnings, nil
 }
 
-// Chart builds the figure of one metric from summary rows: one series per
-// scheme (Spec.Schemes order) of the mean with the 5–95% band, on a log y
-// axis unless the metric is in Spec.LinearY.
-func Chart(spec Spec, v Values, summary []SummaryRow, metric string) figure.Chart {
-	title := spec.ID
-	if spec.Figure != "" {
-		title = spec.Figure + ": " + spec.ID
-	}
-	if metric != spec.Metrics[0] {
-		title += " (" + metric + ")"
-	}
-	if spec.Caption != nil {
-		if c := spec.Caption(v); c != "" {
-			title += "\n" + c
-		}
-	}
-	ylabel := spec.MetricLabel[metric]
-	if ylabel == "" {
-		ylabel = metric
-	}
-	xlabel := spec.XLabel
-	if xlabel == "" {
-		xlabel = spec.X
-	}
-	c := figure.Chart{Title: title, XLabel: xlabel, YLabel: ylabel, LogX: spec.LogX,
-		LogY: !slices.Contains(spec.LinearY, metric)}
-	for _, s := range spec.Schemes {
-		var ser figure.Series
-		for _, r := range summary {
-			if r.Scheme == s && r.Metric == metric {
-				ser.X = append(ser.X, r.X)
-				ser.Mean = append(ser.Mean, r.Mean)
-				ser.Lo = append(ser.Lo, r.Q05)
-				ser.Hi = append(ser.Hi, r.Q95)
-			}
-		}
-		if len(ser.X) > 0 {
-			ser.Name = s
-			c.Series = append(c.Series, ser)
-		}
-	}
-	return c
-}
-
-func writeRows(w io.Writer, res *Result) error {
+// WriteCSV writes the rows of DIR/ID.csv: one per measured value
+// (CSVHeader).
+func WriteCSV(w io.Writer, res *runner.Result) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader); err != nil {
 		return err
@@ -144,8 +105,8 @@ func writeRows(w io.Writer, res *Result) error {
 	rec := make([]string, len(CSVHeader))
 	for _, t := range res.Tasks {
 		for _, r := range t.Rows {
-			rec[0], rec[1], rec[2], rec[3] = res.Spec.ID, r.Scheme, res.Spec.X, FormatX(t.X)
-			rec[4], rec[5], rec[6] = strconv.Itoa(t.Trial), r.Metric, fmtF(r.Value)
+			rec[0], rec[1], rec[2], rec[3] = res.Spec.ID, r.Scheme, res.Spec.X, runner.FormatX(t.X)
+			rec[4], rec[5], rec[6] = strconv.Itoa(t.Trial), r.Metric, formatFloat(r.Value)
 			if err := cw.Write(rec); err != nil {
 				return err
 			}
@@ -155,14 +116,16 @@ func writeRows(w io.Writer, res *Result) error {
 	return cw.Error()
 }
 
-func writeSummary(w io.Writer, id string, rows []SummaryRow) error {
+// WriteSummaryCSV writes DIR/ID.summary.csv of experiment id from its
+// summary rows (SummaryHeader).
+func WriteSummaryCSV(w io.Writer, id string, rows []SummaryRow) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(SummaryHeader); err != nil {
 		return err
 	}
 	for _, r := range rows {
-		if err := cw.Write([]string{id, r.Scheme, r.XName, FormatX(r.X), r.Metric,
-			fmtF(r.Mean), fmtF(r.Q05), fmtF(r.Q95), strconv.Itoa(r.N)}); err != nil {
+		if err := cw.Write([]string{id, r.Scheme, r.XName, runner.FormatX(r.X), r.Metric,
+			formatFloat(r.Mean), formatFloat(r.Q05), formatFloat(r.Q95), strconv.Itoa(r.N)}); err != nil {
 			return err
 		}
 	}
@@ -187,7 +150,7 @@ type runRecord struct {
 	Trials         int               `json:"trials"`
 	Quick          bool              `json:"quick"`
 	Version        string            `json:"version"`
-	Skipped        []Note            `json:"skipped"`
+	Skipped        []runner.Note     `json:"skipped"`
 	FigureWarnings []string          `json:"figure_warnings"`
 	Info           []infoRecord      `json:"info"`
 	Start          time.Time         `json:"start"`
@@ -195,16 +158,16 @@ type runRecord struct {
 	WallSeconds    float64           `json:"wall_seconds"`
 }
 
-func writeJSON(w io.Writer, res *Result, figWarnings []string) error {
+func writeJSON(w io.Writer, res *runner.Result, figWarnings []string) error {
 	rec := runRecord{
 		Experiment: res.Spec.ID, Figure: res.Spec.Figure, Description: res.Spec.Description,
 		XName: res.Spec.X, Params: res.Values.Map(), Seed: res.Seed, Trials: res.Trials,
-		Quick: res.Quick, Version: Version, Skipped: res.Notes, FigureWarnings: figWarnings,
+		Quick: res.Quick, Version: runner.Version, Skipped: res.Notes, FigureWarnings: figWarnings,
 		Info: []infoRecord{}, Start: res.Start, End: res.End,
 		WallSeconds: res.Wall.Seconds(),
 	}
 	if rec.Skipped == nil {
-		rec.Skipped = []Note{}
+		rec.Skipped = []runner.Note{}
 	}
 	if rec.FigureWarnings == nil {
 		rec.FigureWarnings = []string{}
@@ -223,7 +186,7 @@ func writeJSON(w io.Writer, res *Result, figWarnings []string) error {
 		})
 		for _, s := range schemes {
 			rec.Info = append(rec.Info, infoRecord{X: t.X, Trial: t.Trial, Scheme: s,
-				Info: jsonSafe(t.Info[s]).(map[string]any)})
+				Info: runner.JSONSafe(t.Info[s]).(map[string]any)})
 		}
 	}
 	bw := bufio.NewWriter(w)
@@ -235,34 +198,35 @@ func writeJSON(w io.Writer, res *Result, figWarnings []string) error {
 	return bw.Flush()
 }
 
-// jsonSafe replaces non-finite floats (which JSON cannot hold) by the
-// strings "NaN", "+Inf", "-Inf", recursing into maps and slices.
-func jsonSafe(v any) any {
-	switch x := v.(type) {
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmtF(x)
-		}
-	case float32:
-		return jsonSafe(float64(x))
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = jsonSafe(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = jsonSafe(e)
-		}
-		return out
-	case []float64:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = jsonSafe(e)
-		}
-		return out
+// formatFloat writes a value with the shortest exact representation
+// (strconv 'g' -1), as every results file does.
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// checkWritable is the last line of defence before results files are
+// written: it refuses a NaN value (naming the task, scheme and metric) —
+// Plan.run already refuses them as tasks finish, so this catches only
+// hand-built results — a NaN mean or quantile in the summary (+Inf and −Inf
+// values averaged), and the result of one shard of a sharded run, whose
+// files would look like those of a whole run.
+func checkWritable(res *runner.Result, summary []SummaryRow) error {
+	if !res.Shard.Whole() {
+		return fmt.Errorf("experiment %s: the result holds shard %s only; merge the shards' journals (wcmc merge) to write the run's files", res.Spec.ID, res.Shard)
 	}
-	return v
+	for _, t := range res.Tasks {
+		for _, r := range t.Rows {
+			if math.IsNaN(r.Value) {
+				return fmt.Errorf("experiment %s: task %s=%s trial %d: scheme %q has %s = NaN; refusing to write it to a results file",
+					res.Spec.ID, res.Spec.X, runner.FormatX(t.X), t.Trial, r.Scheme, r.Metric)
+			}
+		}
+	}
+	for _, r := range summary {
+		for _, v := range []float64{r.Mean, r.Q05, r.Q95} {
+			if math.IsNaN(v) {
+				return fmt.Errorf("experiment %s: summary of scheme %q at %s=%s: %s has a NaN mean or quantile (its values include +Inf and −Inf); refusing to write it",
+					res.Spec.ID, r.Scheme, r.XName, runner.FormatX(r.X), r.Metric)
+			}
+		}
+	}
+	return nil
 }

@@ -1,0 +1,250 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"wcmc/claims"
+	"wcmc/runner"
+	"wcmc/runner/results"
+	"wcmc/scheme"
+)
+
+// The report is laid out once (layout) and rendered twice, as Markdown
+// (WriteMarkdown) and as HTML (WriteHTML): the layout holds every piece of
+// text in the order a reader meets it, the renderers only add markup and
+// escaping.
+
+// layout is a report ready to render.
+type layout struct {
+	headline    string          // totalsLine: "N claims over M experiments, …"
+	counts      []protocolCount // the verdict counts of each judged protocol
+	generated   string          // Meta.generatedLine
+	compute     string          // computeLine
+	command     string          // Meta.Command
+	settings    string          // Meta.settings, joined by " · "
+	claims      []claimRow      // the claims table
+	experiments []experimentRow // the experiments table
+	sections    []sectionLayout
+}
+
+// protocolCount is the number of claims of each verdict under a protocol.
+type protocolCount struct {
+	protocol scheme.Protocol
+	verdicts map[claims.Verdict]int
+}
+
+// claimRow is a line of the claims table: the verdict under each protocol
+// of scheme.Protocols, nil where the claim is not judged under it.
+type claimRow struct {
+	id, figure, metric string
+	verdicts           []*claims.Verdict
+}
+
+// experimentRow is a line of the experiments table and of the verdict
+// table.
+type experimentRow struct {
+	id, figure, title      string
+	trials, computed, wall string   // see runFacts
+	counts                 []string // per protocol: Counts.cell
+	status                 string
+	numClaims              int
+	ran, failed            bool
+}
+
+// sectionLayout is the part of the report about one experiment.
+type sectionLayout struct {
+	id, title, description string
+	notRun                 string // why it did not run; "" if it ran
+	ran                    bool
+	facts                  string // "Seed …, N trials per point, computed …, wall time …."
+	params                 string // "name=value …"
+	notes                  []string
+	figures                []Figure
+	grids                  []gridLayout
+	figure                 string // the paper's figure, for "Claims about …"
+	claims                 []claimLayout
+}
+
+// gridLayout is the summary table of one metric: a row per sweep point, a
+// column per scheme.
+type gridLayout struct {
+	label   string
+	trials  int
+	xname   string
+	schemes []string
+	rows    [][]string // the sweep value, then a cell per scheme
+}
+
+// claimLayout is a claim and its outcome under each protocol.
+type claimLayout struct {
+	claim    claims.Claim
+	outcomes []outcomeLayout
+}
+
+// outcomeLayout is the verdict of a claim under one protocol, the numbers
+// of its deciding comparison (see decidingCells) and the comparisons shown.
+type outcomeLayout struct {
+	protocol             scheme.Protocol
+	verdict              claims.Verdict
+	est, ci, n, toDecide string
+	reason               string
+	comparisons          []comparisonRow
+	omitted              int // holding comparisons not shown
+}
+
+// comparisonRow is a line of a claim's comparison table.
+type comparisonRow struct {
+	at, test, values, ratio, interval string
+	verdict                           claims.Verdict
+	note                              string // resultNote
+}
+
+// layout lays out the report.
+func (r *Report) layout() layout {
+	m := r.Meta
+	l := layout{headline: r.totalsLine(), generated: m.generatedLine(), compute: r.computeLine(),
+		command: m.Command, settings: strings.Join(m.settings(), " · ")}
+	t := r.Totals()
+	for _, p := range scheme.Protocols {
+		if t.Judged(p) > 0 {
+			l.counts = append(l.counts, protocolCount{protocol: p, verdicts: t[p]})
+		}
+	}
+	for _, s := range r.Sections {
+		for _, c := range s.Claims {
+			row := claimRow{id: c.Claim.ID, figure: c.Claim.Figure, metric: c.Claim.Metric}
+			for _, p := range scheme.Protocols {
+				var v *claims.Verdict
+				if o, ok := c.Under(p); ok {
+					v = &o.Verdict
+				}
+				row.verdicts = append(row.verdicts, v)
+			}
+			l.claims = append(l.claims, row)
+		}
+		l.experiments = append(l.experiments, experimentRowOf(s))
+		l.sections = append(l.sections, sectionLayoutOf(s))
+	}
+	return l
+}
+
+func experimentRowOf(s Section) experimentRow {
+	trials, computed, wt := runFacts(s)
+	return experimentRow{id: s.Spec.ID, figure: s.Spec.Figure, title: title(s.Spec), trials: trials, computed: computed,
+		wall: wt, counts: verdictCounts(s.Claims).cells(), status: status(s), numClaims: len(s.Claims),
+		ran: s.Result != nil, failed: s.Failed}
+}
+
+func sectionLayoutOf(s Section) sectionLayout {
+	l := sectionLayout{id: s.Spec.ID, title: title(s.Spec), description: s.Spec.Description, notRun: s.NotRun,
+		ran: s.Result != nil, figure: s.Spec.Figure}
+	if res := s.Result; res != nil {
+		quick := ""
+		if res.Quick {
+			quick = ", smoke-sized (--quick)"
+		}
+		l.facts = fmt.Sprintf("Seed %d, %d trials per point%s, computed %s, wall time %s.", res.Seed, res.Trials, quick,
+			res.Start.UTC().Format("2006-01-02 15:04:05Z"), fmtDur(wall(res)))
+		l.params = strings.Join(paramList(res), " ")
+		for _, n := range res.Notes {
+			l.notes = append(l.notes, n.String())
+		}
+		l.figures = s.Figures
+		for _, metric := range s.Spec.Metrics {
+			g := grid(s, metric)
+			if len(g.schemes) == 0 {
+				continue
+			}
+			label := s.Spec.MetricLabel[metric]
+			if label == "" {
+				label = metric
+			}
+			gl := gridLayout{label: label, trials: res.Trials, xname: s.Spec.X, schemes: g.schemes}
+			for p, x := range g.xs {
+				row := []string{runner.FormatX(x)}
+				for _, sc := range g.schemes {
+					row = append(row, g.text(sc, p, res.Trials))
+				}
+				gl.rows = append(gl.rows, row)
+			}
+			l.grids = append(l.grids, gl)
+		}
+	}
+	for _, c := range s.Claims {
+		cl := claimLayout{claim: c.Claim}
+		for _, o := range c.Outcomes {
+			est, ci, n, toDecide := decidingCells(o)
+			ol := outcomeLayout{protocol: o.Protocol, verdict: o.Verdict, est: est, ci: ci, n: n, toDecide: toDecide, reason: o.Reason}
+			var cs []claims.Comparison
+			cs, ol.omitted = shown(o)
+			for _, cmp := range cs {
+				ol.comparisons = append(ol.comparisons, comparisonRow{at: cmp.At, test: cmp.Test, values: values(cmp),
+					ratio: ratio(cmp), interval: cmp.Interval(), verdict: cmp.Verdict, note: resultNote(cmp)})
+			}
+			cl.outcomes = append(cl.outcomes, ol)
+		}
+		l.claims = append(l.claims, cl)
+	}
+	return l
+}
+
+// Texts both renderers use.
+const countsLegend = "Claims per protocol: hold/fail/inconclusive/not evaluated."
+
+// caption says what a summary table's cells are.
+func (g gridLayout) caption() string {
+	return fmt.Sprintf("mean [5%%, 95%%] over %d trials (– : not applicable)", g.trials)
+}
+
+// omittedLine says how many holding comparisons a table leaves out.
+func omittedLine(n int) string { return countOf(n, "other comparison") + " not listed, all holding." }
+
+// The column heads of a claim's outcome table and of its comparison table.
+var (
+	outcomeHeader    = []string{"Protocol", "Verdict", "Ratio", intervalHeader, "Trials", "Trials to decide", "Why"}
+	comparisonHeader = []string{"At", "Test", "Values (mean, n)", "Ratio", intervalHeader, "Result"}
+)
+
+// summaryGrid arranges one metric's summary as rows of sweep points and
+// columns of schemes (in the spec's order, schemes without values left
+// out).
+type summaryGrid struct {
+	xname   string
+	xs      []float64
+	schemes []string
+	cell    map[string]map[int]results.SummaryRow // scheme → point
+}
+
+func grid(s Section, metric string) summaryGrid {
+	g := summaryGrid{xname: s.Spec.X, xs: s.Result.Values.XList(), cell: map[string]map[int]results.SummaryRow{}}
+	for _, r := range s.Summary {
+		if r.Metric != metric {
+			continue
+		}
+		if g.cell[r.Scheme] == nil {
+			g.cell[r.Scheme] = map[int]results.SummaryRow{}
+		}
+		g.cell[r.Scheme][r.Point] = r
+	}
+	for _, sc := range s.Spec.Schemes {
+		if len(g.cell[sc]) > 0 {
+			g.schemes = append(g.schemes, sc)
+		}
+	}
+	return g
+}
+
+// text returns the cell of scheme at point p: "mean [q05, q95]", with
+// "n=…" when n differs from trials, or "–" when absent.
+func (g summaryGrid) text(scheme string, p, trials int) string {
+	r, ok := g.cell[scheme][p]
+	if !ok {
+		return "–"
+	}
+	s := fmt.Sprintf("%s [%s, %s]", claims.Num(r.Mean), claims.Num(r.Q05), claims.Num(r.Q95))
+	if r.N != trials {
+		s += fmt.Sprintf(" n=%d", r.N)
+	}
+	return s
+}

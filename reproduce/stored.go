@@ -1,0 +1,103 @@
+package reproduce
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"wcmc/runner"
+	"wcmc/runner/journal"
+	"wcmc/runner/results"
+)
+
+// runOne returns the result of a planned experiment: the stored one
+// in out if it matches the plan (reused), otherwise a fresh run (with opts,
+// from which the plan was made) written to out.
+func runOne(ctx context.Context, plan *runner.Plan, opts runner.Options, out, tag string, log io.Writer) (res *runner.Result, reused bool, err error) {
+	spec := plan.Spec
+	res, err = results.LoadMatching(out, plan)
+	switch {
+	case err == nil:
+		if figuresPresent(out, spec) {
+			fmt.Fprintf(log, "%s: reusing the results in %s (same parameters, seed, trials and version)\n", tag, out)
+			return res, true, nil
+		}
+		fmt.Fprintf(log, "%s: reusing the results in %s; redrawing the missing figures\n", tag, out)
+		if err := writeResult(out, res, log); err != nil {
+			return nil, false, err
+		}
+		return res, true, nil
+	case errors.Is(err, fs.ErrNotExist):
+		fmt.Fprintf(log, "%s: running (%d tasks)\n", tag, len(plan.Tasks))
+	case errors.Is(err, results.ErrMismatch):
+		fmt.Fprintf(log, "%s: stored results differ (%v); running again\n", tag, err)
+	default:
+		fmt.Fprintf(log, "%s: cannot reuse the stored results (%v); running again\n", tag, err)
+	}
+	if err := discardOtherJournal(plan, out, tag, log); err != nil {
+		return nil, false, err
+	}
+	// Journal the run in out, and continue one that was interrupted: an
+	// interrupted reproduce picks up where it stopped.
+	res, err = journal.Run(ctx, spec, journal.Options{Options: opts, Dir: out, Resume: true})
+	if err != nil {
+		return nil, false, err
+	}
+	if err := writeResult(out, res, log); err != nil {
+		return nil, false, err
+	}
+	fmt.Fprintf(log, "%s: done in %s\n", tag, res.Wall.Round(100*time.Millisecond))
+	return res, false, nil
+}
+
+// discardOtherJournal removes the journal in out of a run with other settings
+// than plan (an interrupted --quick run before a full one, say), which a
+// resume would refuse; reproduce reruns such results anyway.
+func discardOtherJournal(plan *runner.Plan, out, tag string, log io.Writer) error {
+	ipath := journal.IdentityPath(out, plan.Spec.ID)
+	id, err := journal.ReadIdentity(ipath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err == nil && len(id.Mismatch(plan)) == 0 {
+		return nil
+	}
+	jpath := journal.Path(out, plan.Spec.ID)
+	fmt.Fprintf(log, "%s: discarding %s, the journal of a run with other settings\n", tag, jpath)
+	for _, f := range []string{jpath, ipath} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeResult writes a result's files, printing figure warnings.
+func writeResult(out string, res *runner.Result, log io.Writer) error {
+	_, warns, err := results.WriteFiles(out, res)
+	for _, w := range warns {
+		fmt.Fprintf(log, "%s: figure: %s\n", res.Spec.ID, w)
+	}
+	return err
+}
+
+// figuresPresent reports whether every SVG figure of spec is in dir.
+func figuresPresent(dir string, spec runner.Spec) bool {
+	for _, m := range spec.Metrics {
+		if !fileExists(filepath.Join(dir, results.FigureBase(spec, m)+".svg")) {
+			return false
+		}
+	}
+	return true
+}
+
+// fileExists reports whether path exists (as any kind of file).
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

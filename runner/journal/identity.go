@@ -1,0 +1,144 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"time"
+
+	"wcmc/internal/atomicfile"
+	"wcmc/runner"
+)
+
+// Identity describes a journaled run: what must match for a resume or a
+// merge (experiment, parameters, seed, trials) and what is informative
+// (version, shard, start time).
+type Identity struct {
+	Format     int               `json:"format"`
+	Experiment string            `json:"experiment"`
+	XName      string            `json:"x_name"`
+	Params     map[string]string `json:"params"`
+	Seed       uint64            `json:"seed"`
+	Trials     int               `json:"trials"`
+	Quick      bool              `json:"quick"`
+	Tasks      int               `json:"tasks"` // of the whole run
+	Shard      runner.Shard      `json:"shard"`
+	ShardTasks int               `json:"shard_tasks"`
+	Version    string            `json:"version"`
+	Start      time.Time         `json:"start"`
+}
+
+// IdentityOf returns the identity of shard s (of shardTasks tasks) of the
+// plan's run, started at start.
+func IdentityOf(p *runner.Plan, s runner.Shard, shardTasks int, start time.Time) Identity {
+	return Identity{Format: Format, Experiment: p.Spec.ID, XName: p.Spec.X, Params: p.Values.Map(),
+		Seed: p.Seed, Trials: p.Trials, Quick: p.Quick, Tasks: len(p.Tasks), Shard: s.Canonical(),
+		ShardTasks: shardTasks, Version: runner.Version, Start: start}
+}
+
+// Mismatch lists how the recorded identity differs from the plan's run in
+// what determines the results: experiment, parameters (compared by value:
+// "1e1" equals "10"), seed and trials. The version, shard and start time
+// are not compared. An empty list means the same run.
+func (id Identity) Mismatch(p *runner.Plan) []string {
+	var out []string
+	if id.Experiment != p.Spec.ID {
+		return []string{fmt.Sprintf("experiment %s, not %s", id.Experiment, p.Spec.ID)}
+	}
+	if id.Format != Format {
+		out = append(out, fmt.Sprintf("journal format %d, not %d", id.Format, Format))
+	}
+	if id.Seed != p.Seed {
+		out = append(out, fmt.Sprintf("seed %d, not %d", id.Seed, p.Seed))
+	}
+	if id.Trials != p.Trials {
+		out = append(out, fmt.Sprintf("trials %d, not %d", id.Trials, p.Trials))
+	}
+	mine := p.Values.Map()
+	for _, prm := range p.Spec.Params {
+		theirs, ok := id.Params[prm.Name]
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("parameter %q missing", prm.Name))
+		case !prm.SameValue(theirs, mine[prm.Name]):
+			out = append(out, fmt.Sprintf("parameter %q = %q, not %q", prm.Name, theirs, mine[prm.Name]))
+		}
+	}
+	var extra []string
+	for name := range id.Params {
+		if _, ok := mine[name]; !ok {
+			extra = append(extra, name)
+		}
+	}
+	sort.Strings(extra)
+	for _, name := range extra {
+		out = append(out, fmt.Sprintf("parameter %q, which %s does not have", name, p.Spec.ID))
+	}
+	return out
+}
+
+// Plan rebuilds the plan of the recorded run of spec.
+func (id Identity) Plan(spec runner.Spec) (*runner.Plan, error) {
+	if id.Experiment != spec.ID {
+		return nil, fmt.Errorf("run of %s, not %s", id.Experiment, spec.ID)
+	}
+	sets := runner.SetsOf(id.Params)
+	for _, p := range spec.Params {
+		if _, ok := id.Params[p.Name]; !ok {
+			return nil, fmt.Errorf("the recorded run has no parameter %q (a run of another wcmc version, %s?)", p.Name, id.Version)
+		}
+	}
+	if id.Trials < 1 {
+		return nil, fmt.Errorf("the recorded run has %d trials", id.Trials)
+	}
+	plan, err := runner.NewPlan(spec, runner.Options{Seed: id.Seed, Trials: id.Trials, Sets: sets})
+	if err != nil {
+		return nil, fmt.Errorf("the recorded parameters: %w", err)
+	}
+	plan.Quick = id.Quick
+	return plan, nil
+}
+
+// ReadIdentity reads an identity file.
+func ReadIdentity(path string) (Identity, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Identity{}, err
+	}
+	return parseIdentity(data, path)
+}
+
+func parseIdentity(data []byte, path string) (Identity, error) {
+	var id Identity
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&id); err != nil {
+		return Identity{}, fmt.Errorf("%s: not a wcmc run identity: %w", path, err)
+	}
+	if id.Experiment == "" || id.Format < 1 {
+		return Identity{}, fmt.Errorf("%s: not a wcmc run identity (no experiment or format)", path)
+	}
+	if err := id.Shard.Check(); err != nil {
+		return Identity{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return id, nil
+}
+
+func encodeIdentity(id Identity) ([]byte, error) {
+	data, err := json.MarshalIndent(id, "", "  ")
+	return append(data, '\n'), err
+}
+
+func writeIdentity(path string, id Identity) error {
+	data, err := encodeIdentity(id)
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}

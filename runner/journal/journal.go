@@ -1,0 +1,241 @@
+// Package journal makes sweeps durable. A journaled run (Run) appends
+// each finished task to a journal file and syncs it to disk, so that a run
+// killed at any instant loses no finished task; a resumed run keeps the
+// journaled tasks and runs only the others, ending with the same result as
+// an uninterrupted run; one process at a time may write a journal (a file
+// lock); and the journals of the shards of one run, run apart, merge into
+// the result of the whole run (Merge).
+//
+// A journaled run keeps two files in its directory:
+//
+//   - ID.run.json, the Identity of the run, written (atomically) before
+//     any task runs;
+//   - ID.journal.jsonl, one JSON line per finished task (a TaskResult and
+//     the time it finished), appended and fsynced as each task finishes.
+//
+// A process killed at any instant leaves at worst a torn last line, which
+// readers detect and ignore; every complete line is a finished task.
+package journal
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"time"
+
+	"wcmc/runner"
+)
+
+// Format is the version of the journal and identity file format.
+const Format = 1
+
+// Path and IdentityPath return the paths of the journal and the run
+// identity of experiment id in dir.
+func Path(dir, id string) string         { return filepath.Join(dir, id+".journal.jsonl") }
+func IdentityPath(dir, id string) string { return filepath.Join(dir, id+".run.json") }
+
+// Record is one journal line: a finished task, when it finished, and when
+// the process that ran it began the run (its session; absent in journals
+// written before sessions were recorded).
+type Record struct {
+	runner.TaskResult
+	Done  time.Time `json:"done"`
+	Began time.Time `json:"began,omitzero"`
+}
+
+// sessionsTime is the time the sessions behind records spent computing:
+// for each session, from its start to its last finished task (the work a
+// killed session did after that was lost, not spent on this result).
+// Records without a session start count from runStart.
+func sessionsTime(records []Record, runStart time.Time) time.Duration {
+	last := map[time.Time]time.Time{}
+	for _, r := range records {
+		b := r.Began
+		if b.IsZero() {
+			b = runStart
+		}
+		if r.Done.After(last[b]) {
+			last[b] = r.Done
+		}
+	}
+	var total time.Duration
+	for b, d := range last {
+		if d.After(b) {
+			total += d.Sub(b)
+		}
+	}
+	return total
+}
+
+// Contents is what a journal holds.
+type Contents struct {
+	Records []Record
+	// Valid is the length in bytes of the complete lines; a writer
+	// continuing the journal truncates it there.
+	Valid int64
+	// Torn is the text after the last complete line (a record cut short by
+	// a crash), ignored.
+	Torn string
+}
+
+// maxLine bounds one journal line (a task's rows, skips and info).
+const maxLine = 256 << 20
+
+// Read parses a journal: one JSON Record per line. The last line may be
+// torn (cut short by a crash: no newline, or not valid JSON); it is
+// reported in Torn and ignored. Any other line that is not a valid record
+// is an error naming the line. Records are not checked against a run; see
+// runner.Plan.CheckRecord.
+func Read(r io.Reader) (Contents, error) {
+	var out Contents
+	br := bufio.NewReader(r)
+	line := 0
+	var pending []byte // a complete line that failed to parse
+	pendingLine := 0
+	for {
+		text, err := readLine(br)
+		if len(text) == 0 && err == io.EOF {
+			break
+		}
+		if err != nil && err != io.EOF {
+			return out, err
+		}
+		line++
+		if pending != nil {
+			// The failed line was not the last: the journal is corrupt.
+			return out, fmt.Errorf("journal line %d is not a task record: %s", pendingLine, quoteShort(pending))
+		}
+		complete := err == nil // ends with a newline
+		rec, perr := parseRecord(text)
+		switch {
+		case perr == nil && complete:
+			out.Records = append(out.Records, rec)
+			out.Valid += int64(len(text)) + 1
+		case !complete:
+			out.Torn = string(text)
+			return out, nil
+		default:
+			pending, pendingLine = slices.Clone(text), line
+			out.Torn = string(text) + "\n"
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	return out, nil
+}
+
+// readLine reads one line without its newline; err is io.EOF when the line
+// has no newline (the end of the data).
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		if len(buf) > maxLine {
+			return nil, fmt.Errorf("journal line longer than %d bytes", maxLine)
+		}
+		switch err {
+		case nil:
+			return buf[:len(buf)-1], nil
+		case bufio.ErrBufferFull:
+			continue
+		default:
+			return buf, err
+		}
+	}
+}
+
+// quoteShort quotes the start of a line for an error message.
+func quoteShort(b []byte) string {
+	const n = 80
+	s := strconv.Quote(string(b[:min(n, len(b))]))
+	if len(b) > n {
+		s += "…"
+	}
+	return s
+}
+
+func parseRecord(text []byte) (Record, error) {
+	var rec Record
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rec); err != nil {
+		return Record{}, err
+	}
+	if dec.More() {
+		return Record{}, errors.New("text after the record")
+	}
+	if rec.Done.IsZero() {
+		return Record{}, errors.New("no finishing time")
+	}
+	return rec, nil
+}
+
+// file appends task records to a journal file, one durable line each.
+type file struct {
+	f     *os.File
+	path  string
+	n     int       // records appended by this file
+	began time.Time // when this session opened the journal
+	// earlier is the computing time of the sessions whose records the
+	// journal already held (see sessionsTime).
+	earlier time.Duration
+}
+
+// Append writes r as one line and syncs it to disk before returning.
+func (j *file) Append(r runner.TaskResult) error {
+	line, err := json.Marshal(Record{TaskResult: r, Done: time.Now().UTC(), Began: j.began})
+	if err != nil {
+		return fmt.Errorf("journal %s: task %s trial %d: %w", j.path, runner.FormatX(r.X), r.Trial, err)
+	}
+	if _, err := j.f.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("journal %s: %w", j.path, err)
+	}
+	if err := j.f.Sync(); err != nil {
+		return fmt.Errorf("journal %s: %w", j.path, err)
+	}
+	j.n++
+	return nil
+}
+
+// Path returns the journal's file name.
+func (j *file) Path() string { return j.path }
+
+// Close releases the journal.
+func (j *file) Close() error {
+	if j == nil || j.f == nil {
+		return nil
+	}
+	err := j.f.Close()
+	j.f = nil
+	return err
+}
+
+// Remove deletes the journal and identity of experiment id in dir, once
+// the run's final files are written.
+func Remove(dir, id string) error {
+	var errs []error
+	for _, p := range []string{Path(dir, id), IdentityPath(dir, id)} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// syncDir makes the directory entries of dir durable (best effort: not
+// every platform can sync a directory).
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}

@@ -1,0 +1,82 @@
+package runner
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// TaskKey identifies one task of a run: a sweep point and a trial.
+type TaskKey struct {
+	Point int     `json:"point"` // index of X in the sweep list
+	X     float64 `json:"x"`
+	Trial int     `json:"trial"`
+}
+
+// Compare orders task keys by (point, trial), the order of a run's tasks.
+func (k TaskKey) Compare(o TaskKey) int {
+	return cmp.Or(cmp.Compare(k.Point, o.Point), cmp.Compare(k.Trial, o.Trial))
+}
+
+// TaskResult is the self-contained record of one finished task.
+type TaskResult struct {
+	TaskKey
+	Rows    []Row                     `json:"rows"`
+	Skipped []Skip                    `json:"skipped,omitempty"`
+	Info    map[string]map[string]any `json:"info,omitempty"`
+}
+
+// Note is a scheme skipped at a sweep point, with the reason.
+type Note struct {
+	Scheme string  `json:"scheme"`
+	XName  string  `json:"x_name"`
+	X      float64 `json:"x"`
+	Reason string  `json:"reason"`
+}
+
+func (n Note) String() string {
+	return fmt.Sprintf("%s not applicable at %s=%s: %s", n.Scheme, n.XName, FormatX(n.X), n.Reason)
+}
+
+// Result is a finished run.
+type Result struct {
+	Spec   Spec
+	Values Values
+	Seed   uint64
+	Trials int
+	Quick  bool
+	// Tasks holds every task's record ordered by (point, trial).
+	Tasks []TaskResult
+	// Notes lists the distinct skips in task order.
+	Notes      []Note
+	Start, End time.Time
+	// Wall is the wall time spent computing the result: End − Start for a
+	// run done in one go; for a resumed run (package journal), the sum over
+	// its sessions, without the time between them.
+	Wall time.Duration
+	// Shard is the slice of the run that Tasks holds (0/1: all of it).
+	Shard Shard
+	// Resumed counts the tasks taken from the journal of an earlier,
+	// interrupted process rather than run by this one.
+	Resumed int
+}
+
+// Result assembles a Result from task records (in any order).
+func (p *Plan) Result(tasks []TaskResult, start, end time.Time) *Result {
+	tasks = slices.Clone(tasks)
+	slices.SortStableFunc(tasks, func(a, b TaskResult) int { return a.TaskKey.Compare(b.TaskKey) })
+	res := &Result{Spec: p.Spec, Values: p.Values, Seed: p.Seed, Trials: p.Trials, Quick: p.Quick,
+		Tasks: tasks, Start: start, End: end, Wall: end.Sub(start)}
+	seen := map[Note]bool{}
+	for _, t := range tasks {
+		for _, s := range t.Skipped {
+			n := Note{Scheme: s.Scheme, XName: p.Spec.X, X: t.X, Reason: s.Reason}
+			if !seen[n] {
+				seen[n] = true
+				res.Notes = append(res.Notes, n)
+			}
+		}
+	}
+	return res
+}
