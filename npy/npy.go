@@ -1,6 +1,9 @@
-// Package npy reads and writes 2-D float64 arrays in NumPy's .npy format
-// (format version 1.0), the array files exchanged by the wcmc pipeline
-// steps: numpy.load, R (RcppCNPy, reticulate) and Julia (NPZ.jl) read them.
+// Package npy reads and writes 2-D and 3-D float64 arrays in NumPy's .npy
+// format (format version 1.0), the array files exchanged by the wcmc
+// pipeline steps: numpy.load, R (RcppCNPy, reticulate) and Julia (NPZ.jl)
+// read them. A 2-D array is a matrix (samples or signals as rows); a 3-D
+// array of shape (chains, draws, d) holds the draws of several Markov
+// chains, the layout ArviZ expects.
 //
 // A file is the magic string "\x93NUMPY", the version bytes 1 0, a
 // little-endian uint16 header length, an ASCII header holding a Python
@@ -9,14 +12,16 @@
 //	{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), }
 //
 // padded with spaces and a final '\n' so that the data start at a multiple
-// of 64 bytes, then the rows×cols little-endian float64 values in C (row-
-// major) order. Write produces byte for byte what numpy ≥ 1.24's numpy.save
-// writes for a C-contiguous '<f8' array of that shape.
+// of 64 bytes, then the little-endian float64 values in C (row-major)
+// order. Write and WriteChains produce byte for byte what numpy ≥ 1.24's
+// numpy.save writes for a C-contiguous '<f8' array of that shape.
 //
-// Read accepts format versions 1.0, 2.0 and 3.0 (numpy switches to 2.0 only
-// for headers longer than 65535 bytes) but only 2-D arrays of dtype '<f8' in
-// C order; anything else is an error that says what was found and how to
-// convert it in numpy.
+// Read and ReadChains accept format versions 1.0, 2.0 and 3.0 (numpy
+// switches to 2.0 only for headers longer than 65535 bytes) but only 2-D
+// and 3-D arrays of dtype '<f8' in C order; anything else is an error that
+// says what was found and how to convert it in numpy. Read returns a 3-D
+// file's chains stacked into one matrix, so every step that reads samples
+// accepts both layouts.
 package npy
 
 import (
@@ -51,7 +56,7 @@ const (
 )
 
 // ErrFormat is wrapped by every error Read returns for a stream that is not
-// a valid .npy file of a 2-D '<f8' C-order array.
+// a valid .npy file of a 2-D or 3-D '<f8' C-order array.
 var ErrFormat = errors.New("npy")
 
 func formatErr(format string, args ...any) error {
@@ -59,12 +64,13 @@ func formatErr(format string, args ...any) error {
 }
 
 // Header returns the header numpy.save writes for a C-order '<f8' array of
-// shape rows×cols: magic, version 1.0, the little-endian length and the
-// space-padded dict ending in '\n', 64-byte aligned.
-func Header(rows, cols int) []byte {
-	dict := fmt.Sprintf("{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d), }", rows, cols)
+// the given shape (at least one axis), e.g. Header(rows, cols): magic,
+// version 1.0, the little-endian length and the space-padded dict ending
+// in '\n', 64-byte aligned.
+func Header(shape ...int) []byte {
+	dict := fmt.Sprintf("{'descr': '<f8', 'fortran_order': False, 'shape': %s, }", pyTuple(shape))
 	// Room for the first axis to grow in place (numpy ≥ 1.24).
-	dict += strings.Repeat(" ", max(0, growthDigits-len(strconv.Itoa(rows))))
+	dict += strings.Repeat(" ", max(0, growthDigits-len(strconv.Itoa(shape[0]))))
 	hlen := len(dict) + 1 // with the final '\n'
 	// numpy pads by align − (offset mod align), a full block when aligned.
 	pad := align - (len(magic)+2+2+hlen)%align
@@ -86,6 +92,40 @@ func Write(w io.Writer, m mat.Matrix) error {
 	if _, err := bw.Write(Header(r, c)); err != nil {
 		return err
 	}
+	if err := writeRows(bw, m); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// WriteChains writes the C chains (each S×d) to w as one 3-D array of
+// shape (C, S, d): Header(C, S, d) followed by chain after chain, row by
+// row. It panics if the chains differ in shape or there are none.
+func WriteChains(w io.Writer, chains []*mat.Dense) error {
+	if len(chains) == 0 {
+		panic("npy: no chains to write")
+	}
+	s, d := chains[0].Dims()
+	for _, m := range chains {
+		if r, c := m.Dims(); r != s || c != d {
+			panic(mat.ErrShape)
+		}
+	}
+	bw := bufio.NewWriter(w)
+	if _, err := bw.Write(Header(len(chains), s, d)); err != nil {
+		return err
+	}
+	for _, m := range chains {
+		if err := writeRows(bw, m); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// writeRows writes the entries of m row by row as little-endian float64.
+func writeRows(bw *bufio.Writer, m mat.Matrix) error {
+	r, c := m.Dims()
 	row := make([]byte, 8*c)
 	raw, isRaw := m.(mat.RawMatrixer)
 	for i := range r {
@@ -103,7 +143,7 @@ func Write(w io.Writer, m mat.Matrix) error {
 			return err
 		}
 	}
-	return bw.Flush()
+	return nil
 }
 
 // WriteFile writes m to path in .npy format, atomically
@@ -117,17 +157,51 @@ func WriteFile(path string, m mat.Matrix) error {
 	return nil
 }
 
-// Read reads a 2-D '<f8' C-order array in .npy format from r. It reads
-// exactly the header and rows·cols·8 data bytes and reports trailing bytes
-// as an error. Memory grows with the data actually read, never from the
-// shape in the header alone, so a corrupt header cannot cause a huge
-// allocation. Errors wrap ErrFormat (or are read errors).
+// Read reads a 2-D '<f8' C-order array in .npy format from r, or a 3-D
+// one of shape (C, S, d), returned as the (C·S)×d matrix of its C chains
+// stacked in order. It reads exactly the header and the data bytes and
+// reports trailing bytes as an error. Memory grows with the data actually
+// read, never from the shape in the header alone, so a corrupt header
+// cannot cause a huge allocation. Errors wrap ErrFormat (or are read
+// errors).
 func Read(r io.Reader) (*mat.Dense, error) {
-	rows, cols, err := readHeader(r)
+	shape, data, err := readArray(r)
 	if err != nil {
 		return nil, err
 	}
-	n := rows * cols // no overflow: checked by parseShape
+	d := shape[len(shape)-1]
+	return mat.NewDense(len(data)/d, d, data), nil
+}
+
+// ReadChains reads a .npy array from r as Markov chains: a 3-D array of
+// shape (C, S, d) gives C matrices S×d (views of one backing array), a 2-D
+// array S×d one chain. Errors are those of Read.
+func ReadChains(r io.Reader) ([]*mat.Dense, error) {
+	shape, data, err := readArray(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(shape) == 2 {
+		return []*mat.Dense{mat.NewDense(shape[0], shape[1], data)}, nil
+	}
+	c, s, d := shape[0], shape[1], shape[2]
+	out := make([]*mat.Dense, c)
+	for i := range out {
+		out[i] = mat.NewDense(s, d, data[i*s*d:(i+1)*s*d:(i+1)*s*d])
+	}
+	return out, nil
+}
+
+// readArray reads a whole .npy stream: its shape (2 or 3 axes) and data.
+func readArray(r io.Reader) ([]int, []float64, error) {
+	shape, err := readHeader(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	n := 1
+	for _, x := range shape {
+		n *= x // no overflow: checked by parseHeader
+	}
 	data := make([]float64, 0, min(n, 1<<16))
 	var buf [8 << 10]byte
 	for len(data) < n {
@@ -139,75 +213,86 @@ func Read(r io.Reader) (*mat.Dense, error) {
 		if err != nil {
 			if err == io.EOF || err == io.ErrUnexpectedEOF {
 				have := 8*len(data) + got%8
-				return nil, formatErr("truncated data: shape (%d, %d) needs %d bytes of float64, the file has %d", rows, cols, 8*n, have)
+				return nil, nil, formatErr("truncated data: shape %s needs %d bytes of float64, the file has %d", pyTuple(shape), 8*n, have)
 			}
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	var one [1]byte
 	switch k, err := io.ReadFull(r, one[:]); {
 	case k > 0:
 		extra, _ := io.Copy(io.Discard, r)
-		return nil, formatErr("%d trailing bytes after the (%d, %d) array", extra+1, rows, cols)
+		return nil, nil, formatErr("%d trailing bytes after the %s array", extra+1, pyTuple(shape))
 	case err != io.EOF:
-		return nil, err
+		return nil, nil, err
 	}
-	return mat.NewDense(rows, cols, data), nil
+	return shape, data, nil
 }
 
 // ReadFile reads the .npy file at path with Read; errors name the path.
 func ReadFile(path string) (*mat.Dense, error) {
+	return readFile(path, Read)
+}
+
+// ReadChainsFile reads the .npy file at path with ReadChains; errors name
+// the path.
+func ReadChainsFile(path string) ([]*mat.Dense, error) {
+	return readFile(path, ReadChains)
+}
+
+func readFile[T any](path string, read func(io.Reader) (T, error)) (T, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		var zero T
+		return zero, err
 	}
 	defer f.Close()
-	m, err := Read(bufio.NewReader(f))
+	v, err := read(bufio.NewReader(f))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return v, fmt.Errorf("%s: %w", path, err)
 	}
-	return m, nil
+	return v, nil
 }
 
 // readHeader reads the preamble and header and returns the shape.
-func readHeader(r io.Reader) (rows, cols int, err error) {
+func readHeader(r io.Reader) (shape []int, err error) {
 	var pre [8]byte
 	if n, err := io.ReadFull(r, pre[:]); err != nil {
 		if n == 0 && err == io.EOF {
-			return 0, 0, formatErr("empty file, not a .npy array")
+			return nil, formatErr("empty file, not a .npy array")
 		}
 		if err == io.ErrUnexpectedEOF {
-			return 0, 0, formatErr("truncated: %d bytes, shorter than the .npy preamble", n)
+			return nil, formatErr("truncated: %d bytes, shorter than the .npy preamble", n)
 		}
-		return 0, 0, err
+		return nil, err
 	}
 	if string(pre[:6]) != magic {
-		return 0, 0, formatErr("not a .npy file (it does not start with \\x93NUMPY)")
+		return nil, formatErr("not a .npy file (it does not start with \\x93NUMPY)")
 	}
 	var hlen int
 	switch major, minor := pre[6], pre[7]; {
 	case major == 1 && minor == 0:
 		var b [2]byte
 		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return 0, 0, truncatedHeader(err)
+			return nil, truncatedHeader(err)
 		}
 		hlen = int(binary.LittleEndian.Uint16(b[:]))
 	case (major == 2 || major == 3) && minor == 0:
 		var b [4]byte
 		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return 0, 0, truncatedHeader(err)
+			return nil, truncatedHeader(err)
 		}
 		h := binary.LittleEndian.Uint32(b[:])
 		if h > maxHeader {
-			return 0, 0, formatErr("header of %d bytes is implausibly long (at most %d accepted)", h, maxHeader)
+			return nil, formatErr("header of %d bytes is implausibly long (at most %d accepted)", h, maxHeader)
 		}
 		hlen = int(h)
 	default:
-		return 0, 0, formatErr("unsupported format version %d.%d (want 1.0, 2.0 or 3.0)", major, minor)
+		return nil, formatErr("unsupported format version %d.%d (want 1.0, 2.0 or 3.0)", major, minor)
 	}
 	hdr := make([]byte, hlen)
 	if _, err := io.ReadFull(r, hdr); err != nil {
-		return 0, 0, truncatedHeader(err)
+		return nil, truncatedHeader(err)
 	}
 	return parseHeader(string(hdr))
 }
@@ -220,43 +305,47 @@ func truncatedHeader(err error) error {
 }
 
 // parseHeader reads the dict literal {'descr': …, 'fortran_order': …,
-// 'shape': (…), } and checks that it describes a 2-D '<f8' C-order array.
-func parseHeader(h string) (rows, cols int, err error) {
+// 'shape': (…), } and checks that it describes a 2-D or 3-D '<f8' C-order
+// array.
+func parseHeader(h string) (shape []int, err error) {
 	if !strings.HasSuffix(h, "\n") {
-		return 0, 0, formatErr("header does not end in a newline")
+		return nil, formatErr("header does not end in a newline")
 	}
 	p := &parser{s: strings.TrimRight(h, " \t\n\x00")}
 	fields, err := p.dict()
 	if err != nil {
-		return 0, 0, formatErr("header %q: %v", strings.TrimSpace(h), err)
+		return nil, formatErr("header %q: %v", strings.TrimSpace(h), err)
 	}
 	descr, ok1 := fields["descr"].(string)
 	fortran, ok2 := fields["fortran_order"].(bool)
 	shape, ok3 := fields["shape"].([]int)
 	if len(fields) != 3 || !ok1 || !ok2 || !ok3 {
-		return 0, 0, formatErr("header %q: want exactly the keys 'descr' (a string), 'fortran_order' (a bool) and 'shape' (a tuple)", strings.TrimSpace(h))
+		return nil, formatErr("header %q: want exactly the keys 'descr' (a string), 'fortran_order' (a bool) and 'shape' (a tuple)", strings.TrimSpace(h))
 	}
 	if descr != "<f8" {
-		return 0, 0, formatErr("dtype %q: want '<f8' (little-endian float64); convert with a.astype('<f8')", descr)
+		return nil, formatErr("dtype %q: want '<f8' (little-endian float64); convert with a.astype('<f8')", descr)
 	}
 	if fortran {
-		return 0, 0, formatErr("array is in Fortran (column-major) order: want C order; convert with numpy.ascontiguousarray(a)")
+		return nil, formatErr("array is in Fortran (column-major) order: want C order; convert with numpy.ascontiguousarray(a)")
 	}
-	if len(shape) != 2 {
+	if len(shape) != 2 && len(shape) != 3 {
 		hint := ""
 		if len(shape) == 1 {
 			hint = "; for one column use a.reshape(-1, 1)"
 		}
-		return 0, 0, formatErr("shape %s: want a 2-D array (rows × columns)%s", pyTuple(shape), hint)
+		return nil, formatErr("shape %s: want a 2-D array (rows × columns) or a 3-D one (chains × draws × columns)%s", pyTuple(shape), hint)
 	}
-	rows, cols = shape[0], shape[1]
-	if rows == 0 || cols == 0 {
-		return 0, 0, formatErr("shape %s: the array is empty", pyTuple(shape))
+	n := 8
+	for _, x := range shape {
+		if x == 0 {
+			return nil, formatErr("shape %s: the array is empty", pyTuple(shape))
+		}
+		if x > math.MaxInt/n {
+			return nil, formatErr("shape %s: too large", pyTuple(shape))
+		}
+		n *= x
 	}
-	if rows > math.MaxInt/8/cols {
-		return 0, 0, formatErr("shape %s: too large", pyTuple(shape))
-	}
-	return rows, cols, nil
+	return shape, nil
 }
 
 func pyTuple(s []int) string {

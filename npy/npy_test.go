@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -52,17 +53,18 @@ func TestHeaderMatchesNumpy(t *testing.T) {
 }
 
 func TestHeaderAligned(t *testing.T) {
-	for _, s := range [][2]int{{1, 1}, {3, 2}, {20000, 5}, {123456789, 300}, {1, 123456789012}, {math.MaxInt32, 3}} {
-		h := Header(s[0], s[1])
+	for _, s := range [][]int{{1, 1}, {3, 2}, {20000, 5}, {123456789, 300}, {1, 123456789012}, {math.MaxInt32, 3},
+		{4, 1000, 30}, {1, 1, 1}, {64, 20000, 300}, {999999999, 99, 999999}} {
+		h := Header(s...)
 		if len(h)%64 != 0 || h[len(h)-1] != '\n' {
 			t.Errorf("Header%v: length %d, last byte %q: want a multiple of 64 ending in newline", s, len(h), h[len(h)-1])
 		}
 		if n := int(binary.LittleEndian.Uint16(h[8:10])); n != len(h)-10 {
 			t.Errorf("Header%v: stored length %d, actual %d", s, n, len(h)-10)
 		}
-		r, c, err := readHeader(bytes.NewReader(h))
-		if err != nil || r != s[0] || c != s[1] {
-			t.Errorf("Header%v reads back as (%d, %d), %v", s, r, c, err)
+		got, err := readHeader(bytes.NewReader(h))
+		if err != nil || !slices.Equal(got, s) {
+			t.Errorf("Header%v reads back as %v, %v", s, got, err)
 		}
 	}
 }
@@ -203,7 +205,10 @@ func TestReadRejects(t *testing.T) {
 		{"structured", rawFile(1, "{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (2, 1), }", make([]byte, 16)), "want a quoted string"},
 		{"fortran", rawFile(1, "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 2), }", make([]byte, 32)), "Fortran (column-major) order"},
 		{"1-D", rawFile(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", make([]byte, 24)), "shape (3,): want a 2-D array"},
-		{"3-D", rawFile(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1, 1), }", make([]byte, 8)), "shape (1, 1, 1): want a 2-D array"},
+		{"4-D", rawFile(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1, 1, 1), }", make([]byte, 8)), "shape (1, 1, 1, 1): want a 2-D array (rows × columns) or a 3-D one"},
+		{"3-D truncated", rawFile(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 1, 2), }", make([]byte, 24)), "shape (2, 1, 2) needs 32 bytes"},
+		{"3-D empty", rawFile(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 0, 2), }", nil), "the array is empty"},
+		{"3-D huge", rawFile(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1048576, 1048576, 1048576), }", nil), "too large"},
 		{"scalar", rawFile(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (), }", make([]byte, 8)), "shape (): want a 2-D array"},
 		{"empty array", rawFile(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 3), }", nil), "the array is empty"},
 		{"missing key", rawFile(1, "{'descr': '<f8', 'shape': (1, 1), }", make([]byte, 8)), "want exactly the keys"},
@@ -340,5 +345,57 @@ func BenchmarkRead(b *testing.B) {
 		if _, err := Read(bytes.NewReader(file)); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// numpyChains is np.save of np.arange(12, dtype='<f8').reshape(2, 3, 2) / 4
+// by numpy 1.24.2 (the header, hex; the data are the 12 values in order).
+const numpyChains = "934e554d5059010076007b276465736372273a20273c6638272c2027666f727472616e5f6f72646572273a2046616c73652c20277368617065273a2028322c20332c2032292c207d202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020200a"
+
+// TestChainsRoundTrip writes 2 chains of 3 draws of d = 2 as a (2, 3, 2)
+// array: the header is numpy's, ReadChains gives the chains back bit for
+// bit, and Read gives them stacked (chain 1's rows, then chain 2's), the
+// layout every step that reads samples accepts.
+func TestChainsRoundTrip(t *testing.T) {
+	chains := []*mat.Dense{mat.NewDense(3, 2, nil), mat.NewDense(3, 2, nil)}
+	for c, m := range chains {
+		for i := range 3 {
+			for j := range 2 {
+				m.Set(i, j, float64(c*6+i*2+j)/4)
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := WriteChains(&buf, chains); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := hex.DecodeString(numpyChains)
+	if got := buf.Bytes(); !bytes.Equal(got[:len(want)], want) || len(got) != len(want)+12*8 {
+		t.Fatalf("header %q, want numpy's %q", got[:min(len(got), len(want))], want)
+	}
+	back, err := ReadChains(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != 2 || !mat.Equal(back[0], chains[0]) || !mat.Equal(back[1], chains[1]) {
+		t.Fatalf("ReadChains: got %d chains, want the 2 written", len(back))
+	}
+	flat, err := Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stacked mat.Dense
+	stacked.Stack(chains[0], chains[1])
+	if !mat.Equal(flat, &stacked) {
+		t.Fatalf("Read of a 3-D file: got\n%v\nwant the chains stacked\n%v", mat.Formatted(flat), mat.Formatted(&stacked))
+	}
+	// A 2-D file is one chain.
+	buf.Reset()
+	if err := Write(&buf, chains[1]); err != nil {
+		t.Fatal(err)
+	}
+	one, err := ReadChains(bytes.NewReader(buf.Bytes()))
+	if err != nil || len(one) != 1 || !mat.Equal(one[0], chains[1]) {
+		t.Fatalf("ReadChains of a 2-D file: %d chains, %v", len(one), err)
 	}
 }

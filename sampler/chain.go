@@ -16,12 +16,50 @@ type Chain interface {
 	Sample(rng *rand.Rand, dst *mat.Dense, burnin int) error
 }
 
+// Runner is a chain driven by Run — a kernel bound to its state, with its
+// own adaptation — that also thins and reports its statistics: burnin
+// transitions, then thin per row of dst. Gibbs and HMC are runners.
+type Runner interface {
+	Chain
+	Run(rng *rand.Rand, dst *mat.Dense, burnin, thin int) (Stats, error)
+	// Position returns the current θ (a view, not to be modified).
+	Position() []float64
+}
+
 // SampleChains runs chains[k].Sample(rngs[k], dst[k], burnin) for every k
 // (the K workers), in parallel on at most GOMAXPROCS goroutines. Chain k
 // uses only rngs[k], so the result is bit-identical to the sequential loop
 // whatever the scheduling; the caller must give each chain its own
 // generator. It returns the first error in chain order.
 func SampleChains(rngs []*rand.Rand, chains []Chain, dst []*mat.Dense, burnin int) error {
+	if err := checkChains(rngs, chains, dst); err != nil {
+		return err
+	}
+	return parallel(len(chains), "worker", func(k int) error { return chains[k].Sample(rngs[k], dst[k], burnin) })
+}
+
+// RunChains runs chains[k].Run(rngs[k], dst[k], burnin, thin) for every k
+// in parallel, as SampleChains does, and returns the chains' statistics:
+// the result does not depend on the number of cores.
+func RunChains(rngs []*rand.Rand, chains []Runner, dst []*mat.Dense, burnin, thin int) ([]Stats, error) {
+	if err := checkChains(rngs, chains, dst); err != nil {
+		return nil, err
+	}
+	stats := make([]Stats, len(chains))
+	err := parallel(len(chains), "chain", func(k int) error {
+		var err error
+		stats[k], err = chains[k].Run(rngs[k], dst[k], burnin, thin)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return stats, nil
+}
+
+// checkChains checks that there is one generator and one output per chain
+// and that no generator or chain is listed twice.
+func checkChains[C comparable](rngs []*rand.Rand, chains []C, dst []*mat.Dense) error {
 	if len(rngs) != len(chains) || len(dst) != len(chains) {
 		return fmt.Errorf("sampler: %d generators, %d chains and %d outputs", len(rngs), len(chains), len(dst))
 	}
@@ -35,26 +73,33 @@ func SampleChains(rngs []*rand.Rand, chains []Chain, dst []*mat.Dense, burnin in
 			}
 		}
 	}
-	errs := make([]error, len(chains))
+	return nil
+}
+
+// parallel calls run(k) for k = 0, …, n−1 on at most GOMAXPROCS
+// goroutines and returns the first error in index order, naming it as
+// what and the 1-based index.
+func parallel(n int, what string, run func(k int) error) error {
+	errs := make([]error, n)
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(chains)) {
+	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for k := range jobs {
-				errs[k] = chains[k].Sample(rngs[k], dst[k], burnin)
+				errs[k] = run(k)
 			}
 		}()
 	}
-	for k := range chains {
+	for k := range n {
 		jobs <- k
 	}
 	close(jobs)
 	wg.Wait()
 	for k, err := range errs {
 		if err != nil {
-			return fmt.Errorf("worker %d: %w", k+1, err)
+			return fmt.Errorf("%s %d: %w", what, k+1, err)
 		}
 	}
 	return nil

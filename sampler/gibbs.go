@@ -20,34 +20,103 @@ const smallDim = 8
 // discarded (Appendix, "Gibbs Sampling from Posterior").
 const DefaultBurnIn = 100
 
-// Gibbs is the state of the Albert–Chib data-augmentation Gibbs sampler for
-// the probit posterior p(θ | Z) ∝ N(θ; 0, σ² I) Π_n Φ(s_n θᵀu_n)
-// (eq: equivalent model). Each sweep draws
+// GibbsKernel is the Albert–Chib data-augmentation Gibbs kernel for the
+// probit posterior p(θ | Z) ∝ N(θ; 0, σ² I) Π_n Φ(s_n θᵀu_n)
+// (eq: equivalent model). Each step (a sweep) draws
 //
 //	κ_n | θ ~ N(θᵀu_n, 1) truncated to κ_n > 0 (v_n = 1) or κ_n ≤ 0 (v_n = 0)
 //	                                                  (eq: sample latent variable)
 //	θ | κ   ~ N(C Uᵀκ, C),  C = (UᵀU + σ⁻² I)⁻¹       (eq: sample posterior)
 //
 // The θ-draw uses the Cholesky factor of the precision, computed once in
-// NewGibbs: P = C⁻¹ = RᵀR with R upper triangular. Then
+// NewGibbsKernel: P = C⁻¹ = RᵀR with R upper triangular. Then
 //
 //	θ = R⁻¹(R⁻ᵀ Uᵀκ + z),  z ~ N(0, I),
 //
 // has mean R⁻¹R⁻ᵀUᵀκ = C Uᵀκ and covariance R⁻¹R⁻ᵀ = C, at the cost of two
 // triangular solves and without ever forming C.
 //
-// A Gibbs value is not safe for concurrent use; distinct values share
-// nothing mutable and may run in parallel (see SampleChains).
-type Gibbs struct {
-	u      blas64.General // N×d covariates (not copied)
-	sign   []float64      // s_n = 2v_n − 1
-	r      []float64      // upper Cholesky factor R of the precision P, d×d row-major
-	rt     []float64      // Rᵀ, d×d row-major
+// A GibbsKernel is read-only once built: chains with their own states may
+// share it and step concurrently.
+type GibbsKernel struct {
+	u    blas64.General // N×d covariates (not copied)
+	sign []float64      // s_n = 2v_n − 1
+	r    []float64      // upper Cholesky factor R of the precision P, d×d row-major
+	rt   []float64      // Rᵀ, d×d row-major
+}
+
+// GibbsState is the state of a Gibbs chain: θ and the latent κ, with the
+// sweep's working space.
+type GibbsState struct {
 	theta  []float64      // current θ
 	kappa  []float64      // current κ
-	theta0 []float64      // MAP start
 	b      []float64      // Uᵀκ accumulator
 	latent *latentScratch // DrawLatent's working space
+}
+
+// Position returns the current θ.
+func (s *GibbsState) Position() []float64 { return s.theta }
+
+// NewGibbsKernel prepares the Gibbs kernel for the probit posterior p (its
+// data U are retained, not copied): it factors the precision UᵀU + σ⁻² I.
+// It returns an error if the precision is not positive definite.
+func NewGibbsKernel(p *model.Probit) (*GibbsKernel, error) {
+	u := p.U()
+	_, d := u.Dims()
+	prec := mat.NewSymDense(d, nil)
+	prec.SymOuterK(1, u.T())
+	for i := 0; i < d; i++ {
+		prec.SetSym(i, i, prec.At(i, i)+1/p.PriorVar())
+	}
+	k := &GibbsKernel{u: u.RawMatrix(), sign: p.Signs()}
+	var chol mat.Cholesky
+	if ok := chol.Factorize(prec); !ok {
+		return nil, errors.New("gibbs: precision UᵀU + σ⁻²I is not positive definite")
+	}
+	var tri mat.TriDense
+	chol.UTo(&tri)
+	k.r = make([]float64, d*d)
+	k.rt = make([]float64, d*d)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			k.r[i*d+j] = tri.At(i, j)
+			k.rt[j*d+i] = tri.At(i, j)
+		}
+	}
+	return k, nil
+}
+
+// Dim returns d, the dimension of θ.
+func (k *GibbsKernel) Dim() int { return k.u.Cols }
+
+// Init returns a state at θ = theta0 (copied). It panics if
+// len(theta0) != d.
+func (k *GibbsKernel) Init(theta0 []float64) *GibbsState {
+	if len(theta0) != k.u.Cols {
+		panic(mat.ErrShape)
+	}
+	return &GibbsState{
+		theta:  append([]float64(nil), theta0...),
+		kappa:  make([]float64, len(k.sign)),
+		b:      make([]float64, k.u.Cols),
+		latent: new(latentScratch),
+	}
+}
+
+// Step performs one sweep (see Sweep). Every move is accepted; the info
+// carries no log density (NaN) and no step size.
+func (k *GibbsKernel) Step(rng *rand.Rand, s *GibbsState) Info {
+	k.sweep(rng, s)
+	return Info{AcceptProb: 1, Accepted: true, LogDensity: math.NaN()}
+}
+
+// Gibbs is a Gibbs chain: a GibbsKernel bound to its state, started at the
+// posterior mode. A Gibbs value is not safe for concurrent use; distinct
+// values share nothing mutable and may run in parallel (see SampleChains).
+type Gibbs struct {
+	k      *GibbsKernel
+	s      *GibbsState
+	theta0 []float64 // MAP start
 }
 
 // NewGibbs prepares a Gibbs sampler for the probit posterior with data U
@@ -62,54 +131,35 @@ func NewGibbs(u *mat.Dense, v []float64, priorVar float64) (*Gibbs, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, d := u.Dims()
-	prec := mat.NewSymDense(d, nil)
-	prec.SymOuterK(1, u.T())
-	for i := 0; i < d; i++ {
-		prec.SetSym(i, i, prec.At(i, i)+1/priorVar)
+	k, err := NewGibbsKernel(p)
+	if err != nil {
+		return nil, err
 	}
-	g := &Gibbs{
-		u:      u.RawMatrix(),
-		sign:   p.Signs(),
-		kappa:  make([]float64, p.NumData()),
-		theta:  make([]float64, d),
-		b:      make([]float64, d),
-		latent: new(latentScratch),
-	}
-	var chol mat.Cholesky
-	if ok := chol.Factorize(prec); !ok {
-		return nil, errors.New("gibbs: precision UᵀU + σ⁻²I is not positive definite")
-	}
-	var tri mat.TriDense
-	chol.UTo(&tri)
-	g.r = make([]float64, d*d)
-	g.rt = make([]float64, d*d)
-	for i := 0; i < d; i++ {
-		for j := i; j < d; j++ {
-			g.r[i*d+j] = tri.At(i, j)
-			g.rt[j*d+i] = tri.At(i, j)
-		}
-	}
-	g.theta0, err = p.MAP(nil)
+	mode, err := p.MAP(nil)
 	if err != nil {
 		return nil, fmt.Errorf("gibbs: starting point: %w", err)
 	}
-	copy(g.theta, g.theta0)
-	return g, nil
+	return &Gibbs{k: k, s: k.Init(mode), theta0: mode}, nil
 }
 
 // Dim returns d, the dimension of θ.
-func (g *Gibbs) Dim() int { return g.u.Cols }
+func (g *Gibbs) Dim() int { return g.k.u.Cols }
 
 // MAP returns the posterior mode the chain started from. It must not be
 // modified.
 func (g *Gibbs) MAP() []float64 { return g.theta0 }
 
 // Theta returns the current θ. It must not be modified.
-func (g *Gibbs) Theta() []float64 { return g.theta }
+func (g *Gibbs) Theta() []float64 { return g.s.theta }
+
+// Position returns the current θ (as Theta).
+func (g *Gibbs) Position() []float64 { return g.s.theta }
 
 // Kappa returns the current latent variables κ. It must not be modified.
-func (g *Gibbs) Kappa() []float64 { return g.kappa }
+func (g *Gibbs) Kappa() []float64 { return g.s.kappa }
+
+// Kernel returns the chain's kernel.
+func (g *Gibbs) Kernel() *GibbsKernel { return g.k }
 
 // Start sets the current θ to theta0 (nil: back to the MAP). It panics if
 // len(theta0) != d.
@@ -117,10 +167,10 @@ func (g *Gibbs) Start(theta0 []float64) {
 	if theta0 == nil {
 		theta0 = g.theta0
 	}
-	if len(theta0) != g.u.Cols {
+	if len(theta0) != g.k.u.Cols {
 		panic(mat.ErrShape)
 	}
-	copy(g.theta, theta0)
+	copy(g.s.theta, theta0)
 }
 
 // sweepBlockElems bounds the entries of U in one block of a sweep with
@@ -134,29 +184,32 @@ const sweepBlockElems = 2048
 // κ_n ~ N(m_n, 1) truncated by v_n (eq: sample latent variable, see
 // DrawLatent), then Uᵀκ += Σ_n κ_n u_n while the block is still in cache;
 // then θ | κ (eq: sample posterior). It does not allocate.
-func (g *Gibbs) Sweep(rng *rand.Rand) {
-	if g.u.Cols > smallDim {
-		g.sweepRows(rng)
+func (g *Gibbs) Sweep(rng *rand.Rand) { g.k.sweep(rng, g.s) }
+
+// sweep is Sweep on state s.
+func (k *GibbsKernel) sweep(rng *rand.Rand, s *GibbsState) {
+	if k.u.Cols > smallDim {
+		k.sweepRows(rng, s)
 	} else {
-		g.sweepCols(rng)
+		k.sweepCols(rng, s)
 	}
-	g.drawTheta(rng, g.b)
+	k.drawTheta(rng, s, s.b)
 }
 
 // sweepRows is Sweep's pass for d > smallDim: the dot products and
 // updates use the row kernels (kernel.go: fixed FMA arithmetic, AVX on
 // amd64), four rows at a time, and the next block is prefetched while the
 // latent variables are drawn.
-func (g *Gibbs) sweepRows(rng *rand.Rand) {
-	d, stride := g.u.Cols, g.u.Stride
-	data := g.u.Data
-	theta, acc := g.theta[:d], g.b[:d]
+func (k *GibbsKernel) sweepRows(rng *rand.Rand, s *GibbsState) {
+	d, stride := k.u.Cols, k.u.Stride
+	data := k.u.Data
+	theta, acc := s.theta[:d], s.b[:d]
 	clear(acc)
 	bs := max(4, sweepBlockElems/d&^3)
-	n := len(g.sign)
+	n := len(k.sign)
 	for n0 := 0; n0 < n; n0 += bs {
 		n1 := min(n, n0+bs)
-		kap, sg := g.kappa[n0:n1], g.sign[n0:n1]
+		kap, sg := s.kappa[n0:n1], k.sign[n0:n1]
 		blk := data[n0*stride:]
 		nr := len(kap)
 		i := 0
@@ -170,7 +223,7 @@ func (g *Gibbs) sweepRows(rng *rand.Rand) {
 			// The next block streams in while this one is processed.
 			prefetch(data[n1*stride : min(n, n1+bs)*stride])
 		}
-		g.latent.draw(rng, kap, sg, nil, 0, nil)
+		s.latent.draw(rng, kap, sg, nil, 0, nil)
 		i = 0
 		for ; i+4 <= nr; i += 4 {
 			axpy4((*[4]float64)(kap[i:i+4]), blk[i*stride:], stride, acc)
@@ -187,16 +240,16 @@ func (g *Gibbs) sweepRows(rng *rand.Rand) {
 // of the latent draws, and Uᵀκ column by column, each block adding the
 // partial sums s_r over its rows i ≡ r (mod 4) as (s₀+s₁)+(s₂+s₃), so that
 // the rows' sums are independent and pipeline.
-func (g *Gibbs) sweepCols(rng *rand.Rand) {
-	d, stride := g.u.Cols, g.u.Stride
-	data := g.u.Data
-	theta, acc := g.theta[:d], g.b[:d]
+func (k *GibbsKernel) sweepCols(rng *rand.Rand, s *GibbsState) {
+	d, stride := k.u.Cols, k.u.Stride
+	data := k.u.Data
+	theta, acc := s.theta[:d], s.b[:d]
 	clear(acc)
-	sc := g.latent
-	n := len(g.sign)
+	sc := s.latent
+	n := len(k.sign)
 	for n0 := 0; n0 < n; n0 += latentChunk {
 		n1 := min(n, n0+latentChunk)
-		kap, sg := g.kappa[n0:n1], g.sign[n0:n1]
+		kap, sg := s.kappa[n0:n1], k.sign[n0:n1]
 		blk := data[n0*stride:]
 		sc.draw(rng, kap, sg, blk, stride, theta)
 		nr := len(kap)
@@ -374,9 +427,9 @@ func finishLatent(rng *rand.Rand, kap, sg []float64, idx []int32, bnd []float64)
 // triangular solves are substitutions whose inner products over rows of
 // Rᵀ and R use the row kernel dot (contiguous, FMA), which for d in the
 // hundreds is several times faster than a general triangular solve.
-func (g *Gibbs) drawTheta(rng *rand.Rand, b []float64) {
+func (k *GibbsKernel) drawTheta(rng *rand.Rand, s *GibbsState, b []float64) {
 	d := len(b)
-	r, rt := g.r[:d*d], g.rt[:d*d]
+	r, rt := k.r[:d*d], k.rt[:d*d]
 	// Rᵀ y = b, forward: y_i = (b_i − Σ_{j<i} Rᵀ_ij y_j) / R_ii.
 	for i := 0; i < d; i++ {
 		b[i] = (b[i] - dot(rt[i*d:i*d+i], b[:i])) / rt[i*d+i]
@@ -388,27 +441,25 @@ func (g *Gibbs) drawTheta(rng *rand.Rand, b []float64) {
 	for i := d - 1; i >= 0; i-- {
 		b[i] = (b[i] - dot(r[i*d+i+1:i*d+d], b[i+1:])) / r[i*d+i]
 	}
-	copy(g.theta, b)
+	copy(s.theta, b)
 }
 
 // Sample runs burnin sweeps from the current state, then stores the θ of
-// each of the next S sweeps in the S rows of dst (S×d). The chain continues
-// from where it stopped on the next call. It returns an error if burnin is
-// negative and panics if dst does not have d columns.
+// each of the next S sweeps in the S rows of dst (S×d): Run with
+// Schedule{BurnIn: burnin}. The chain continues from where it stopped on
+// the next call. It returns an error if burnin is negative and panics if
+// dst does not have d columns.
 func (g *Gibbs) Sample(rng *rand.Rand, dst *mat.Dense, burnin int) error {
-	if burnin < 0 {
-		return fmt.Errorf("gibbs: negative burn-in %d", burnin)
+	_, err := g.Run(rng, dst, burnin, 1)
+	return err
+}
+
+// Run drives the chain with the generic driver Run: burnin sweeps, then
+// thin sweeps per row of dst; it returns the statistics after burn-in.
+func (g *Gibbs) Run(rng *rand.Rand, dst *mat.Dense, burnin, thin int) (Stats, error) {
+	st, err := Run(rng, g.k, g.s, Schedule{BurnIn: burnin, Thin: thin}, dst)
+	if err != nil {
+		return st, fmt.Errorf("gibbs: %w", err)
 	}
-	s, d := dst.Dims()
-	if d != g.u.Cols {
-		panic(mat.ErrShape)
-	}
-	for i := 0; i < burnin; i++ {
-		g.Sweep(rng)
-	}
-	for i := 0; i < s; i++ {
-		g.Sweep(rng)
-		copy(dst.RawRowView(i), g.theta)
-	}
-	return nil
+	return st, nil
 }

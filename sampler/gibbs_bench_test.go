@@ -73,7 +73,7 @@ func BenchmarkDrawLatent(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			copy(kap, margins)
-			DrawLatent(rng, kap, g.sign)
+			DrawLatent(rng, kap, g.k.sign)
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(kap)), "ns/draw")
 	})

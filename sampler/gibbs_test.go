@@ -46,7 +46,7 @@ func TestGibbsThetaGivenKappa(t *testing.T) {
 	work := make([]float64, 3)
 	for s := 0; s < n; s++ {
 		copy(work, b.RawVector().Data)
-		g.drawTheta(rng, work)
+		g.k.drawTheta(rng, g.s, work)
 		copy(draws.RawRowView(s), g.Theta())
 	}
 	checkGaussianMoments(t, draws, mean.RawVector().Data, &c, n)

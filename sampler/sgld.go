@@ -1,7 +1,6 @@
 package sampler
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -43,8 +42,10 @@ type SGLDConfig struct {
 // iterates θ^{(t)}, t = t_b+1, ..., t_b+S, in the S rows of dst (so it runs
 // t_b + S iterations). B_t is drawn with a partial Fisher–Yates shuffle of
 // a persistent index permutation, which yields a uniform N_b-subset at
-// every iteration from the caller's rng alone. After set-up, iterations do
-// not allocate (provided the target's GradLogJointBatch does not).
+// every iteration from the caller's rng alone. It is SGLDKernel driven by
+// Run, with η_t set before each step by PolynomialDecay. After set-up,
+// iterations do not allocate (provided the target's GradLogJointBatch does
+// not).
 //
 // It returns an error for invalid settings, if len(theta0) != d, or if an
 // iterate becomes NaN or ±Inf (naming the iteration and η_t, typically a
@@ -73,54 +74,119 @@ func RunSGLD(rng *rand.Rand, target model.Minibatcher, cfg SGLDConfig, theta0 []
 			return fmt.Errorf("sgld: θ₀[%d] = %v is not finite", j, x)
 		}
 	}
-	s, c := dst.Dims()
-	if c != d {
+	if _, c := dst.Dims(); c != d {
 		panic(mat.ErrShape)
 	}
 
-	theta := mat.NewDense(1, d, nil)
-	grad := mat.NewDense(1, d, nil)
-	th := theta.RawRowView(0)
-	g := grad.RawRowView(0)
-	copy(th, theta0)
-	perm := make([]int, n)
-	for i := range perm {
-		perm[i] = i
+	k, err := NewSGLDKernel(target, cfg.BatchSize)
+	if err != nil {
+		return err
 	}
-	nb := cfg.BatchSize
-	batch := perm[:nb]
-	total := cfg.BurnIn + s
-	for t := 0; t < total; t++ {
-		for i := 0; i < nb; i++ {
-			j := i + rng.IntN(n-i)
-			perm[i], perm[j] = perm[j], perm[i]
-		}
-		target.GradLogJointBatch(grad, theta, batch)
-		eta := cfg.Alpha * math.Pow(cfg.Beta+float64(t), -cfg.Gamma)
-		half, sd := eta/2, math.Sqrt(eta)
-		finite := true
-		for j := range th {
-			th[j] += half*g[j] + sd*rng.NormFloat64()
-			finite = finite && !math.IsNaN(th[j]) && !math.IsInf(th[j], 0)
-		}
-		if !finite {
-			return fmt.Errorf("sgld: θ not finite after iteration %d (η_t = %g): %w", t+1, eta, ErrDiverged)
-		}
-		done := t + 1
-		kept := done - cfg.BurnIn
-		if kept > 0 {
-			copy(dst.RawRowView(kept-1), th)
-		}
-		if cfg.Observe != nil && cfg.Every > 0 && done%cfg.Every == 0 {
+	st := k.Init(theta0)
+	sched := PolynomialDecay{Alpha: cfg.Alpha, Beta: cfg.Beta, Gamma: cfg.Gamma}
+	sch := Schedule{
+		BurnIn: cfg.BurnIn,
+		Before: func(t int) { k.StepSize = sched.At(t) },
+	}
+	if cfg.Observe != nil && cfg.Every > 0 {
+		sch.After = func(t int, _ Info) {
+			done := t + 1
+			if done%cfg.Every != 0 {
+				return
+			}
 			var view *mat.Dense
-			if kept > 0 {
+			if kept := done - cfg.BurnIn; kept > 0 {
 				view = dst.Slice(0, kept, 0, d).(*mat.Dense)
 			}
 			cfg.Observe(done, view)
 		}
 	}
+	if _, err := Run(rng, k, st, sch, dst); err != nil {
+		return fmt.Errorf("sgld: %w", err)
+	}
 	return nil
 }
 
-// ErrDiverged is wrapped by RunSGLD's error when an iterate is not finite.
-var ErrDiverged = errors.New("diverged")
+// PolynomialDecay is the step-size schedule η_t = α(β + t)^{−γ},
+// t = 0, 1, … (eq: update SGLD).
+type PolynomialDecay struct {
+	Alpha, Beta, Gamma float64
+}
+
+// At returns η_t.
+func (p PolynomialDecay) At(t int) float64 {
+	return p.Alpha * math.Pow(p.Beta+float64(t), -p.Gamma)
+}
+
+// SGLDKernel is one step of stochastic gradient Langevin dynamics
+// (eq: update SGLD) at step size η = StepSize:
+//
+//	θ ← θ + (η/2) [∇log p(θ) + (N/N_b) Σ_{n∈B} ∇log p(z_n|θ)] + n,  n ~ N(0, η I),
+//
+// with a fresh minibatch B of N_b distinct data points drawn uniformly
+// without replacement, by a partial Fisher–Yates shuffle of the state's
+// persistent index permutation. The step-size schedule is set from
+// outside (PolynomialDecay). Every move is "accepted" (no Metropolis
+// correction); Divergent flags an iterate that is not finite. The kernel's
+// target may cache scratch space: one kernel per concurrent chain.
+type SGLDKernel struct {
+	// StepSize is η.
+	StepSize float64
+
+	target model.Minibatcher
+	batch  int
+}
+
+// SGLDState is the state of an SGLD chain: θ, the gradient buffer and the
+// index permutation the minibatches are drawn from.
+type SGLDState struct {
+	theta, grad *mat.Dense // 1×d
+	perm        []int
+}
+
+// Position returns the current θ.
+func (s *SGLDState) Position() []float64 { return s.theta.RawRowView(0) }
+
+// NewSGLDKernel returns the SGLD kernel on target with minibatches of
+// batchSize points. It returns an error unless 1 ≤ batchSize ≤ N.
+func NewSGLDKernel(target model.Minibatcher, batchSize int) (*SGLDKernel, error) {
+	if n := target.NumData(); batchSize < 1 || batchSize > n {
+		return nil, fmt.Errorf("sgld: batch size %d not in [1, N = %d]", batchSize, n)
+	}
+	return &SGLDKernel{target: target, batch: batchSize}, nil
+}
+
+// Init returns a state at θ = theta0 (copied). It panics if
+// len(theta0) != d.
+func (k *SGLDKernel) Init(theta0 []float64) *SGLDState {
+	d, n := k.target.Dim(), k.target.NumData()
+	if len(theta0) != d {
+		panic(mat.ErrShape)
+	}
+	s := &SGLDState{theta: mat.NewDense(1, d, nil), grad: mat.NewDense(1, d, nil), perm: make([]int, n)}
+	copy(s.theta.RawRowView(0), theta0)
+	for i := range s.perm {
+		s.perm[i] = i
+	}
+	return s
+}
+
+// Step makes one SGLD iteration of s. It does not allocate (provided the
+// target's GradLogJointBatch does not).
+func (k *SGLDKernel) Step(rng *rand.Rand, s *SGLDState) Info {
+	n, nb := len(s.perm), k.batch
+	for i := 0; i < nb; i++ {
+		j := i + rng.IntN(n-i)
+		s.perm[i], s.perm[j] = s.perm[j], s.perm[i]
+	}
+	k.target.GradLogJointBatch(s.grad, s.theta, s.perm[:nb])
+	eta := k.StepSize
+	half, sd := eta/2, math.Sqrt(eta)
+	th, g := s.theta.RawRowView(0), s.grad.RawRowView(0)
+	finite := true
+	for j := range th {
+		th[j] += half*g[j] + sd*rng.NormFloat64()
+		finite = finite && !math.IsNaN(th[j]) && !math.IsInf(th[j], 0)
+	}
+	return Info{AcceptProb: 1, Accepted: true, LogDensity: math.NaN(), StepSize: eta, Divergent: !finite}
+}

@@ -198,10 +198,10 @@ func TestSGLDObserveAndErrors(t *testing.T) {
 		}
 	}
 
-	// Step far beyond 4/λ: the chain diverges; the error names t and η_t.
+	// Step far beyond 4/λ: the chain diverges; the error names the iteration and the step size η_t.
 	bad := SGLDConfig{Alpha: 10, Beta: 1, BatchSize: 5, BurnIn: 0}
 	err := RunSGLD(rand.New(rand.NewPCG(1, 1)), g, bad, []float64{0, 0}, mat.NewDense(100000, 2, nil))
-	if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "iteration") || !strings.Contains(err.Error(), "η_t = 10") {
+	if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "iteration") || !strings.Contains(err.Error(), "step size 10") {
 		t.Errorf("divergence: error %v", err)
 	}
 

@@ -38,11 +38,11 @@ func TestSweepLatentLaw(t *testing.T) {
 			theta := mat.NewVecDense(c.d, append([]float64(nil), g.Theta()...))
 			var m mat.VecDense
 			m.MulVec(u, theta)
-			// The sweep without its θ-draw, so that g.b keeps Uᵀκ.
+			// The sweep without its θ-draw, so that the state's b keeps Uᵀκ.
 			if c.d > smallDim {
-				g.sweepRows(rng)
+				g.k.sweepRows(rng, g.s)
 			} else {
-				g.sweepCols(rng)
+				g.k.sweepCols(rng, g.s)
 			}
 			counts := make([]int, bins)
 			for i, k := range g.Kappa() {
@@ -70,8 +70,8 @@ func TestSweepLatentLaw(t *testing.T) {
 			}
 			bound.MulVec(absU.T(), absK)
 			for j := range c.d {
-				if diff := math.Abs(g.b[j] - want.AtVec(j)); diff > float64(c.n)*0x1p-52*bound.AtVec(j) {
-					t.Errorf("(Uᵀκ)[%d] = %v, want %v", j, g.b[j], want.AtVec(j))
+				if diff := math.Abs(g.s.b[j] - want.AtVec(j)); diff > float64(c.n)*0x1p-52*bound.AtVec(j) {
+					t.Errorf("(Uᵀκ)[%d] = %v, want %v", j, g.s.b[j], want.AtVec(j))
 				}
 			}
 		})

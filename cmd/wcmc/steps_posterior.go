@@ -18,17 +18,20 @@ func newPosteriorCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "posterior",
-		Short: "The centralised reference: Gibbs samples of the global posterior",
+		Short: "The centralised reference: MCMC samples of the global posterior",
 		Long: `Draw S samples of the global posterior p(θ|Z) ∝ N(θ; 0, σ² I) Π_n Φ(s_n θᵀu_n)
-by Albert–Chib Gibbs sampling on the whole data set, after --burnin sweeps
-from the posterior mode: the reference that wcmc evaluate compares the
-aggregated samples with (the paper uses S = 20000, burn-in 100).
+by Albert–Chib Gibbs sampling (or --sampler hmc) on the whole data set,
+after --burnin transitions from the posterior mode: the reference that wcmc
+evaluate compares the aggregated samples with (the paper uses one Gibbs
+chain, S = 20000, burn-in 100).
 
-Writes the S×d samples to --out (.npy) and their summary and diagnostics
-to FILE.summary.csv beside FILE.npy (as wcmc sample does), also printed, with a
-warning on stderr for any parameter with R̂ > 1.01 or an ESS < 400.` + interceptHelp,
-		Example: `  wcmc posterior --data data.csv --out reference.npy`,
-		Args:    cobra.NoArgs,
+Writes the S×d samples to --out (.npy; a (C, S, d) array with --chains
+C > 1), their summary and diagnostics to FILE.summary.csv beside FILE.npy
+(as wcmc sample does), also printed, with a warning on stderr for any
+parameter with R̂ > 1.01 or an ESS < 400, and FILE.sampler.json.` + samplerHelp + interceptHelp,
+		Example: `  wcmc posterior --data data.csv --out reference.npy
+  wcmc posterior --data data.csv --sampler hmc --chains 4 --S 5000 --out reference.npy`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if data == "" {
 				return errors.New("no data set given (--data FILE.csv)")
@@ -41,19 +44,20 @@ warning on stderr for any parameter with R̂ > 1.01 or an ESS < 400.` + intercep
 			if err != nil {
 				return err
 			}
-			theta, err := wcmc.Posterior(set, sampling, seed)
+			draws, err := wcmc.PosteriorChains(set, sampling, seed)
 			if err != nil {
 				return fmt.Errorf("%s: %w", data, err)
 			}
-			summary, err := summarize(out, theta)
+			o, err := newSampleOutput(out, draws, sampling, seed)
 			if err != nil {
 				return err
 			}
-			if err := writeAll([]outFile{npyFile(out, theta), summary.file()}); err != nil {
+			if err := o.write(); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s reference samples of %s (N = %d) to %s\n", dims(theta), data, set.Len(), out)
-			summary.print(cmd.OutOrStdout(), cmd.ErrOrStderr(), out, 1)
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s reference samples of %s (N = %d, %s) to %s\n",
+				shapeString(o.record.Shape), data, set.Len(), sampling.Sampler, out)
+			o.print(cmd.OutOrStdout(), cmd.ErrOrStderr())
 			return nil
 		},
 	}

@@ -23,21 +23,23 @@ func newSampleCmd() *cobra.Command {
 		Use:   "sample",
 		Short: "One worker: draw S subposterior samples from its shard",
 		Long: `Run worker k: draw S samples of its subposterior p(θ)^{1/K} p(Z_k|θ) by
-Albert–Chib Gibbs sampling on its shard, with the global prior N(0, σ² I)
-tempered to N(0, Kσ² I), after --burnin sweeps from the shard's posterior
-mode. Writes an S×d .npy file (samples as rows) and, beside it,
-FILE.summary.csv for FILE.npy: per parameter the mean, sd, 5/50/95% quantiles, the
-Monte Carlo error of the mean, bulk and tail ESS and split-R̂ (Vehtari et
-al. 2021), also printed; a warning goes to stderr for any parameter with
-R̂ > 1.01 or an ESS < 400.
+Albert–Chib Gibbs sampling (or --sampler hmc) on its shard, with the global
+prior N(0, σ² I) tempered to N(0, Kσ² I), after --burnin transitions from
+the shard's posterior mode. Writes an S×d .npy file (samples as rows; a
+(C, S, d) array with --chains C > 1) and, beside it, for FILE.npy:
+FILE.summary.csv, per parameter the mean, sd, 5/50/95% quantiles, the Monte
+Carlo error of the mean, bulk and tail ESS and split-R̂ (Vehtari et al.
+2021) over all chains, also printed, with a warning on stderr for any
+parameter with R̂ > 1.01 or an ESS < 400; and FILE.sampler.json.
 
 K is read from partition.json beside the shard when --K is not given (and
-must agree with it when both are). The random stream depends only on
-(--seed, --worker), so the workers can run as separate jobs in any order
-and on any machines: the output equals worker k's samples from the
-in-process pipeline (wcmc.SampleWorkers) with the same seed.` + interceptHelp,
-		Example: `  wcmc sample --shard shards/shard-3.csv --worker 3 --S 1000 --out samples/samples-3.npy`,
-		Args:    cobra.NoArgs,
+must agree with it when both are). The random streams depend only on
+(--seed, --worker) and the chain, so the workers can run as separate jobs
+in any order and on any machines: the output equals worker k's samples
+from the in-process pipeline (wcmc.SampleWorkers) with the same seed.` + samplerHelp + interceptHelp,
+		Example: `  wcmc sample --shard shards/shard-3.csv --worker 3 --S 1000 --out samples/samples-3.npy
+  wcmc sample --shard shards/shard-3.csv --worker 3 --sampler hmc --chains 4 --out samples/samples-3.npy`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if shard == "" {
 				return errors.New("no shard given (--shard shards/shard-k.csv)")
@@ -57,23 +59,24 @@ in-process pipeline (wcmc.SampleWorkers) with the same seed.` + interceptHelp,
 			if err != nil {
 				return err
 			}
-			theta, err := wcmc.SampleWorker(data, worker, K, sampling, seed)
+			draws, err := wcmc.SampleWorkerChains(data, worker, K, sampling, seed)
 			if err != nil {
 				return fmt.Errorf("%s: %w", shard, err)
 			}
 			if out == "" {
 				out = fmt.Sprintf("samples-%d.npy", worker)
 			}
-			summary, err := summarize(out, theta)
+			o, err := newSampleOutput(out, draws, sampling, seed)
 			if err != nil {
 				return err
 			}
-			if err := writeAll([]outFile{npyFile(out, theta), summary.file()}); err != nil {
+			o.record.Worker, o.record.K = worker, K
+			if err := o.write(); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "worker %d of %d: wrote %d×%d samples of %s (%d points) to %s\n",
-				worker, K, sampling.S, data.Dim(), shard, data.Len(), out)
-			summary.print(cmd.OutOrStdout(), cmd.ErrOrStderr(), out, 1)
+			fmt.Fprintf(cmd.OutOrStdout(), "worker %d of %d: wrote %s samples of %s (%d points, %s) to %s\n",
+				worker, K, shapeString(o.record.Shape), shard, data.Len(), sampling.Sampler, out)
+			o.print(cmd.OutOrStdout(), cmd.ErrOrStderr())
 			return nil
 		},
 	}

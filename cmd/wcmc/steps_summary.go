@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"wcmc"
 	"wcmc/diagnostics"
 )
 
@@ -42,9 +43,10 @@ func (s sampleSummary) file() outFile {
 }
 
 // print writes the table to stdout and, when a parameter fails the
-// thresholds of Vehtari et al. (2021), a warning naming it to stderr. The
-// exit status is not affected.
-func (s sampleSummary) print(stdout, stderr io.Writer, samples string, chains int) {
+// thresholds of Vehtari et al. (2021), a warning naming it to stderr, with
+// the remedies for the sampler method used. The exit status is not
+// affected.
+func (s sampleSummary) print(stdout, stderr io.Writer, samples string, chains int, method string) {
 	what := "split-R̂ over the two halves of the one chain"
 	if chains > 1 {
 		what = fmt.Sprintf("rank-normalised split-R̂ over %d chains", chains)
@@ -59,9 +61,12 @@ func (s sampleSummary) print(stdout, stderr io.Writer, samples string, chains in
 		}
 	}
 	if bad != nil {
+		remedy := "draw more samples (--S) or burn in longer (--burnin)"
+		if method == wcmc.Gibbs {
+			remedy += "; if R̂ stays high, Gibbs mixes too slowly here: use --sampler hmc"
+		}
 		fmt.Fprintf(stderr, "warning: %s: %d of %d parameters fail R̂ ≤ %g and bulk and tail ESS ≥ %g "+
-			"(the thresholds of Vehtari et al. 2021): %s. Their means and quantiles are not yet reliable; "+
-			"draw more samples (--S) or burn in longer (--burnin).\n",
-			samples, len(bad), len(s.rows), t.MaxRhat, t.MinESS, strings.Join(bad, "; "))
+			"(the thresholds of Vehtari et al. 2021): %s. Their means and quantiles are not yet reliable; %s.\n",
+			samples, len(bad), len(s.rows), t.MaxRhat, t.MinESS, strings.Join(bad, "; "), remedy)
 	}
 }

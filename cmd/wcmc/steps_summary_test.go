@@ -90,7 +90,7 @@ func TestSampleSummaryNoWarning(t *testing.T) {
 		t.Errorf("summary path %s", s.path)
 	}
 	var stdout, stderr bytes.Buffer
-	s.print(&stdout, &stderr, "dir/x.npy", 1)
+	s.print(&stdout, &stderr, "dir/x.npy", 1, "gibbs")
 	if stderr.Len() != 0 {
 		t.Errorf("warning for iid draws: %s", stderr.String())
 	}
