@@ -1,0 +1,255 @@
+// Package inferencedata writes Markov chain draws in the layout of ArviZ's
+// InferenceData as a zarr (format 2) store, which Python users open in one
+// line:
+//
+//	idata = arviz.from_zarr("samples.zarr")
+//	post  = xarray.open_zarr("samples.zarr", group="posterior")
+//
+// The store is a directory: the root group holds the groups "posterior"
+// (the variable theta, dims chain × draw × theta_dim_0) and "sample_stats"
+// (per-chain sampler statistics, dim chain), each with the integer
+// coordinates chain = 0…C−1, draw = 0…S−1 and theta_dim_0 = 0…d−1. Every
+// group is a ".zgroup" and ".zattrs" file; every array a ".zarray" file
+// (shape, chunks, dtype "<f8" or "<i8", no compressor or filters, C order)
+// with ".zattrs" holding the "_ARRAY_DIMENSIONS" xarray reads dimension
+// names from, beside its chunks: raw little-endian values in C order, one
+// chunk per chain for theta (files "c.0.0") and one chunk otherwise (file
+// "0"). A ".zmetadata" file at the root consolidates all the metadata, so
+// that xarray opens the store without listing it.
+//
+// Zarr was chosen over netCDF4 because netCDF4 is HDF5, which has no
+// writer in pure Go (the Go bindings use cgo), while zarr format 2 is JSON
+// plus raw bytes; netCDF3 classic is plain binary too but has no groups.
+package inferencedata
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Dimension and variable names, as ArviZ names them for a vector
+// parameter theta.
+const (
+	Chain    = "chain"
+	Draw     = "draw"
+	Var      = "theta"
+	ThetaDim = "theta_dim_0"
+)
+
+// Data is what the store holds.
+type Data struct {
+	// Posterior are the chains, each S×d: the variable theta of the
+	// posterior group. All chains have the same shape.
+	Posterior []*mat.Dense
+	// Stats are per-chain sampler statistics of the sample_stats group:
+	// each one value per chain, a variable of dim chain. Nil: the group
+	// holds the coordinates only.
+	Stats []Stat
+	// Attrs are attributes of the posterior and sample_stats groups (e.g.
+	// "inference_library": "wcmc", "sampler": "hmc"); values must encode
+	// as JSON.
+	Attrs map[string]any
+}
+
+// Stat is one per-chain sampler statistic: Values[c] for chain c. Integer
+// statistics (counts) are stored as int64 when Int is true.
+type Stat struct {
+	Name   string
+	Values []float64
+	Int    bool
+}
+
+// array is one zarr array: metadata and the chunks' bytes by file name.
+type array struct {
+	name   string
+	dims   []string
+	shape  []int
+	chunks []int
+	dtype  string
+	files  map[string][]byte
+}
+
+// zarray is the ".zarray" metadata of zarr format 2.
+type zarray struct {
+	Chunks     []int  `json:"chunks"`
+	Compressor any    `json:"compressor"`
+	Dtype      string `json:"dtype"`
+	FillValue  any    `json:"fill_value"`
+	Filters    any    `json:"filters"`
+	Order      string `json:"order"`
+	Shape      []int  `json:"shape"`
+	ZarrFormat int    `json:"zarr_format"`
+}
+
+// check reports what is wrong with d.
+func (d Data) check() error {
+	if len(d.Posterior) == 0 {
+		return errors.New("inferencedata: no chains")
+	}
+	s, p := d.Posterior[0].Dims()
+	for c, m := range d.Posterior {
+		if r, q := m.Dims(); r != s || q != p {
+			return fmt.Errorf("inferencedata: chain %d is %d×%d, chain 1 is %d×%d", c+1, r, q, s, p)
+		}
+	}
+	seen := map[string]bool{Chain: true, Draw: true, ThetaDim: true}
+	for _, st := range d.Stats {
+		if st.Name == "" || seen[st.Name] || st.Name[0] == '.' || filepath.Base(st.Name) != st.Name {
+			return fmt.Errorf("inferencedata: bad or repeated sample_stats name %q", st.Name)
+		}
+		seen[st.Name] = true
+		if len(st.Values) != len(d.Posterior) {
+			return fmt.Errorf("inferencedata: sample_stats %s has %d values for %d chains", st.Name, len(st.Values), len(d.Posterior))
+		}
+	}
+	return nil
+}
+
+// le returns the little-endian bytes of v, as int64 when asInt.
+func le(v []float64, asInt bool) []byte {
+	var b bytes.Buffer
+	for _, x := range v {
+		if asInt {
+			binary.Write(&b, binary.LittleEndian, int64(x))
+		} else {
+			binary.Write(&b, binary.LittleEndian, math.Float64bits(x))
+		}
+	}
+	return b.Bytes()
+}
+
+// index returns the coordinate 0, 1, …, n−1 of dim as an int64 array.
+func index(dim string, n int) array {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = float64(i)
+	}
+	return array{dim, []string{dim}, []int{n}, []int{max(n, 1)}, "<i8", map[string][]byte{"0": le(v, true)}}
+}
+
+// groups returns the arrays of each group of d.
+func (d Data) groups() map[string][]array {
+	c := len(d.Posterior)
+	s, p := d.Posterior[0].Dims()
+	theta := array{Var, []string{Chain, Draw, ThetaDim}, []int{c, s, p}, []int{1, max(s, 1), max(p, 1)}, "<f8", map[string][]byte{}}
+	for k, m := range d.Posterior {
+		row := make([]float64, 0, s*p)
+		for i := range s {
+			row = append(row, m.RawRowView(i)...)
+		}
+		theta.files[fmt.Sprintf("%d.0.0", k)] = le(row, false)
+	}
+	post := []array{theta, index(Chain, c), index(Draw, s), index(ThetaDim, p)}
+	stats := []array{index(Chain, c)}
+	for _, st := range d.Stats {
+		dt := "<f8"
+		if st.Int {
+			dt = "<i8"
+		}
+		stats = append(stats, array{st.Name, []string{Chain}, []int{c}, []int{c}, dt, map[string][]byte{"0": le(st.Values, st.Int)}})
+	}
+	return map[string][]array{"posterior": post, "sample_stats": stats}
+}
+
+// Write writes d as a zarr store at the directory path, replacing a zarr
+// store there (a directory with a .zgroup file) and refusing any other
+// existing file or directory. The store is written beside path and renamed
+// into place, so that readers never see half a store.
+func Write(path string, d Data) error {
+	if err := d.check(); err != nil {
+		return err
+	}
+	replace := false
+	if fi, err := os.Stat(path); err == nil {
+		if _, err := os.Stat(filepath.Join(path, ".zgroup")); !fi.IsDir() || err != nil {
+			return fmt.Errorf("%s exists and is not a zarr store; not overwriting it", path)
+		}
+		replace = true
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := d.writeTo(tmp); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	if replace {
+		if err := os.RemoveAll(path); err != nil {
+			return err
+		}
+	}
+	return os.Rename(tmp, path)
+}
+
+// writeTo writes the store's files under the existing directory dir.
+func (d Data) writeTo(dir string) error {
+	meta := map[string]any{}
+	put := func(rel string, v any) error {
+		meta[filepath.ToSlash(rel)] = v
+		b, err := json.MarshalIndent(v, "", "    ")
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, rel), append(b, '\n'), 0o644)
+	}
+	group := map[string]int{"zarr_format": 2}
+	if err := put(".zgroup", group); err != nil {
+		return err
+	}
+	if err := put(".zattrs", map[string]any{}); err != nil {
+		return err
+	}
+	attrs := d.Attrs
+	if attrs == nil {
+		attrs = map[string]any{}
+	}
+	groups := d.groups()
+	for _, g := range slices.Sorted(maps.Keys(groups)) {
+		if err := os.Mkdir(filepath.Join(dir, g), 0o755); err != nil {
+			return err
+		}
+		if err := put(filepath.Join(g, ".zgroup"), group); err != nil {
+			return err
+		}
+		if err := put(filepath.Join(g, ".zattrs"), attrs); err != nil {
+			return err
+		}
+		for _, a := range groups[g] {
+			rel := filepath.Join(g, a.name)
+			if err := os.Mkdir(filepath.Join(dir, rel), 0o755); err != nil {
+				return err
+			}
+			z := zarray{Chunks: a.chunks, Dtype: a.dtype, Order: "C", Shape: a.shape, ZarrFormat: 2}
+			if err := put(filepath.Join(rel, ".zarray"), z); err != nil {
+				return err
+			}
+			if err := put(filepath.Join(rel, ".zattrs"), map[string]any{"_ARRAY_DIMENSIONS": a.dims}); err != nil {
+				return err
+			}
+			for name, b := range a.files {
+				if err := os.WriteFile(filepath.Join(dir, rel, name), b, 0o644); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	b, err := json.MarshalIndent(map[string]any{"metadata": meta, "zarr_consolidated_format": 1}, "", "    ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, ".zmetadata"), append(b, '\n'), 0o644)
+}
