@@ -122,6 +122,9 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, pk []float64) (*
 	}
 	mr, mt := cfg.Dims(d)
 	rx := &Received{Access: cfg.Access, K: k, S: s, D: d, Mr: mr, L: cfg.Repetition, N0: cfg.N0(d), Power: cfg.Power}
+	if math.IsInf(rx.N0, 0) || !(rx.N0 > 0) {
+		return nil, fmt.Errorf("SNR = %v dB with P = %v and m_r = %d gives the noise variance N0 = P/(m_r·10^(SNR/10)) = %v, outside floating point: choose an SNR nearer 0 dB", cfg.SNRdB, cfg.Power, mr, rx.N0)
+	}
 	rx.Pk = make([]float64, k)
 	if pk != nil {
 		copy(rx.Pk, pk)
@@ -129,7 +132,7 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, pk []float64) (*
 		for i, m := range samples {
 			p := cfg.PowerScale(m)
 			if math.IsInf(p, 0) || !(p > 0) {
-				return nil, fmt.Errorf("worker %d: samples are all zero, power scale P_k undefined", i+1)
+				return nil, fmt.Errorf("worker %d: %s", i+1, powerScaleProblem(m))
 			}
 			rx.Pk[i] = p
 		}
@@ -206,6 +209,27 @@ func Ideal(samples []*mat.Dense) *Received {
 		rx.Y[i] = mat.DenseCopyOf(m)
 	}
 	return rx
+}
+
+// powerScaleProblem says why P_k = P S / (g l Σ_s ‖θ_s‖²) is not a positive
+// finite number for samples theta: all zero, or Σ‖θ_s‖² beyond floating
+// point (samples too large or too small, not zero).
+func powerScaleProblem(theta *mat.Dense) string {
+	var largest float64
+	r, _ := theta.Dims()
+	for i := range r {
+		for _, v := range theta.RawRowView(i) {
+			largest = math.Max(largest, math.Abs(v))
+		}
+	}
+	switch {
+	case largest == 0:
+		return "samples are all zero, power scale P_k undefined"
+	case largest > 1:
+		return fmt.Sprintf("samples too large (largest |θ| = %g): Σ_s ‖θ_s‖² overflows floating point, so the power scale P_k cannot be computed; rescale the samples", largest)
+	default:
+		return fmt.Sprintf("samples too small (largest |θ| = %g, not zero): Σ_s ‖θ_s‖² underflows floating point, so the power scale P_k cannot be computed; rescale the samples", largest)
+	}
 }
 
 func addNoise(rng *rand.Rand, row []float64, sigma float64) {

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
@@ -44,17 +45,11 @@ type IDX struct {
 // so a corrupt header cannot trigger a huge allocation.
 func ReadIDX(r io.Reader, name string) (*IDX, error) {
 	remaining, known := streamRemaining(r)
-	br := bufio.NewReader(r)
-	var in io.Reader = br
-	gz := false
-	if p, _ := br.Peek(2); len(p) == 2 && p[0] == 0x1f && p[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("idx %s: bad gzip stream: %w", name, err)
-		}
-		defer zr.Close()
-		in, gz = zr, true
+	in, gz, err := decompressed(bufio.NewReader(r), name)
+	if err != nil {
+		return nil, err
 	}
+	defer in.Close()
 	wrap := func(err error) error {
 		if gz {
 			return fmt.Errorf("idx %s: corrupt or truncated gzip stream: %w", name, err)
@@ -164,4 +159,81 @@ func streamRemaining(r io.Reader) (int64, bool) {
 		return st.Size() - off, true
 	}
 	return 0, false
+}
+
+// MNISTSide is the side of an MNIST image: 28×28 pixels.
+const MNISTSide = 28
+
+// CheckMNISTImages reports an image file (idx3-ubyte, read by ReadIDX)
+// whose images are not MNIST's MNISTSide×MNISTSide pixels: other IDX
+// images are not MNIST, whatever the file is called.
+func CheckMNISTImages(img *IDX, name string) error {
+	if len(img.Dims) != 3 {
+		return fmt.Errorf("mnist: %s holds labels (idx1), want images (idx3-ubyte)", name)
+	}
+	if img.Dims[1] != MNISTSide || img.Dims[2] != MNISTSide {
+		return fmt.Errorf("mnist: %s holds %d×%d images, but MNIST images are %d×%d: not an MNIST file", name, img.Dims[1], img.Dims[2], MNISTSide, MNISTSide)
+	}
+	return nil
+}
+
+// SameIDXContent reports whether two IDX files, each plain or
+// gzip-compressed, hold the same bytes once decompressed (an MNIST file
+// present both as NAME and NAME.gz must be one file).
+func SameIDXContent(a, b string) (bool, error) {
+	ra, closeA, err := openDecompressed(a)
+	if err != nil {
+		return false, err
+	}
+	defer closeA()
+	rb, closeB, err := openDecompressed(b)
+	if err != nil {
+		return false, err
+	}
+	defer closeB()
+	bufA, bufB := make([]byte, 1<<16), make([]byte, 1<<16)
+	for {
+		na, errA := io.ReadFull(ra, bufA)
+		nb, errB := io.ReadFull(rb, bufB)
+		if na != nb || !bytes.Equal(bufA[:na], bufB[:nb]) {
+			return false, nil
+		}
+		endA := errors.Is(errA, io.EOF) || errors.Is(errA, io.ErrUnexpectedEOF)
+		endB := errors.Is(errB, io.EOF) || errors.Is(errB, io.ErrUnexpectedEOF)
+		switch {
+		case errA != nil && !endA:
+			return false, fmt.Errorf("idx %s: %w", a, errA)
+		case errB != nil && !endB:
+			return false, fmt.Errorf("idx %s: %w", b, errB)
+		case endA || endB:
+			return endA && endB, nil
+		}
+	}
+}
+
+// openDecompressed opens path, decompressing it when it is gzip'd.
+func openDecompressed(path string) (io.Reader, func(), error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	in, _, err := decompressed(bufio.NewReader(f), path)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return in, func() { in.Close(); f.Close() }, nil
+}
+
+// decompressed returns br, decompressed when it starts with the gzip magic
+// bytes (1f 8b; gz reports it), whatever its name says.
+func decompressed(br *bufio.Reader, name string) (in io.ReadCloser, gz bool, err error) {
+	if p, _ := br.Peek(2); len(p) == 2 && p[0] == 0x1f && p[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, false, fmt.Errorf("idx %s: bad gzip stream: %w", name, err)
+		}
+		return zr, true, nil
+	}
+	return io.NopCloser(br), false, nil
 }

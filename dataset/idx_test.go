@@ -5,6 +5,8 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -200,4 +202,41 @@ func FuzzReadIDX(f *testing.F) {
 			t.Fatalf("dims %v with %d data bytes", got.Dims, len(got.Data))
 		}
 	})
+}
+
+// TestMNISTChecks: IDX images that are not 28×28 are refused as MNIST
+// (10×10 images were accepted before), and a file present both plain and
+// as .gz must hold the same data in both (the plain one was read silently).
+func TestMNISTChecks(t *testing.T) {
+	dir := t.TempDir()
+	writeFakeMNIST(t, dir, []byte{3, 7, 7}, []byte{7, 3})
+	if _, _, err := LoadMNIST(dir, 3, 7, SplitT10k); err != nil {
+		t.Fatal(err)
+	}
+
+	small := t.TempDir()
+	writeFakeMNIST(t, small, []byte{3, 7, 7}, []byte{7, 3})
+	os.WriteFile(filepath.Join(small, MNISTTestImages+".gz"), encodeIDX([]int{2, 10, 10}, make([]byte, 200)), 0o644)
+	_, _, err := LoadMNIST(small, 3, 7, SplitT10k)
+	errorMentions(t, "10×10 images", err, MNISTTestImages, "holds 10×10 images", "MNIST images are 28×28")
+
+	// The same content plain and gzip'd: fine; different: refused, naming both.
+	plain := filepath.Join(dir, MNISTTestImages)
+	gz, _ := os.ReadFile(plain + ".gz")
+	os.WriteFile(plain, gz, 0o644) // the fake's .gz holds plain content
+	if _, _, err := LoadMNIST(dir, 3, 7, SplitT10k); err != nil {
+		t.Fatalf("identical plain and .gz: %v", err)
+	}
+	os.WriteFile(plain+".gz", gzipBytes(gz), 0o644)
+	if _, _, err := LoadMNIST(dir, 3, 7, SplitT10k); err != nil {
+		t.Fatalf("identical plain and gzip'd .gz: %v", err)
+	}
+	other := slices.Clone(gz)
+	other[len(other)-1]++
+	os.WriteFile(plain, other, 0o644)
+	_, _, err = LoadMNIST(dir, 3, 7, SplitT10k)
+	errorMentions(t, "plain and .gz differ", err, plain+" and "+plain+".gz both exist but hold different data")
+	os.WriteFile(plain, gz[:len(gz)-1], 0o644)
+	_, _, err = LoadMNIST(dir, 3, 7, SplitT10k)
+	errorMentions(t, "plain is a prefix of .gz", err, "hold different data")
 }

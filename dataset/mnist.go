@@ -157,7 +157,8 @@ func mnistFiles(classA, classB int, split string) ([]string, error) {
 }
 
 // findMNISTFiles resolves each name in dir, plain or with .gz, and reports
-// all missing ones at once.
+// all missing ones at once. A name present both plain and with .gz must
+// hold the same content in both (SameIDXContent); the plain one is read.
 func findMNISTFiles(dir string, names []string) (map[string]string, error) {
 	paths := make(map[string]string, len(names))
 	var missing []string
@@ -167,8 +168,18 @@ func findMNISTFiles(dir string, names []string) (map[string]string, error) {
 			p := filepath.Join(dir, cand)
 			st, err := os.Stat(p)
 			if err == nil && !st.IsDir() {
+				if found {
+					same, err := SameIDXContent(paths[name], p)
+					if err != nil {
+						return nil, fmt.Errorf("mnist: %w", err)
+					}
+					if !same {
+						return nil, fmt.Errorf("mnist: %s and %s both exist but hold different data: remove the one that is not the MNIST file", paths[name], p)
+					}
+					break
+				}
 				paths[name], found = p, true
-				break
+				continue
 			}
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("mnist: %w", err)
@@ -192,8 +203,8 @@ func loadMNISTPair(imgPath, labPath string, classA, classB int) (Set, error) {
 	if err != nil {
 		return Set{}, err
 	}
-	if len(img.Dims) != 3 {
-		return Set{}, fmt.Errorf("mnist: %s holds labels (idx1), want images (idx3-ubyte)", imgPath)
+	if err := CheckMNISTImages(img, imgPath); err != nil {
+		return Set{}, err
 	}
 	lab, err := readMNISTLabels(labPath)
 	if err != nil {

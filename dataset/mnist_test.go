@@ -204,18 +204,19 @@ func rowsEqual(a Set, i int, b Set, j int) bool {
 	return true
 }
 
-// writeFakeMNIST writes four tiny IDX files (3×2 "images"), mixing plain and
-// gzip'd content and names.
+// writeFakeMNIST writes four small IDX files (a few 28×28 images), mixing
+// plain and gzip'd content and names.
 func writeFakeMNIST(t *testing.T, dir string, trainLabels, testLabels []byte) {
 	t.Helper()
+	const px = MNISTSide * MNISTSide
 	img := func(labels []byte) []byte {
-		data := make([]byte, 6*len(labels))
+		data := make([]byte, px*len(labels))
 		for i, l := range labels {
-			for p := range 6 {
-				data[6*i+p] = l*25 + byte(p)
+			for p := range px {
+				data[px*i+p] = l*25 + byte(p)
 			}
 		}
-		return encodeIDX([]int{len(labels), 3, 2}, data)
+		return encodeIDX([]int{len(labels), MNISTSide, MNISTSide}, data)
 	}
 	files := map[string][]byte{
 		MNISTTrainImages:         img(trainLabels),
@@ -237,8 +238,8 @@ func TestLoadMNISTFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if train.Len() != 4 || test.Len() != 2 || train.Dim() != 6 || test.Dim() != 6 {
-		t.Fatalf("sizes train %d×%d, test %d×%d; want 4×6 and 2×6", train.Len(), train.Dim(), test.Len(), test.Dim())
+	if train.Len() != 4 || test.Len() != 2 || train.Dim() != 784 || test.Dim() != 784 {
+		t.Fatalf("sizes train %d×%d, test %d×%d; want 4×784 and 2×784", train.Len(), train.Dim(), test.Len(), test.Dim())
 	}
 	wantV := []float64{0, 1, 1, 0}
 	for i, v := range wantV {
@@ -374,6 +375,6 @@ func TestLoadMNISTFeatures(t *testing.T) {
 	}
 	_, _, err = LoadMNISTFeatures(dir, 3, 7, SplitFull, -1, false)
 	errorMentions(t, "negative PCA dimension", err, "PCA dimension -1")
-	_, _, err = LoadMNISTFeatures(dir, 3, 7, SplitFull, 7, false)
-	errorMentions(t, "PCA dimension above the pixels", err, "PCA dimension 7")
+	_, _, err = LoadMNISTFeatures(dir, 3, 7, SplitFull, 785, false)
+	errorMentions(t, "PCA dimension above the pixels", err, "PCA dimension 785")
 }

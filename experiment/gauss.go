@@ -51,8 +51,8 @@ func gaussSpec(id, fig, desc, x, xlabel string, logx bool, subpost, tList, snr s
 		X: x, XLabel: xlabel, LogX: logx,
 		Metrics: []string{"err2", "err2_fresh"},
 		MetricLabel: map[string]string{
-			"err2":       "second-order test error (eq: err2), in-sample",
-			"err2_fresh": "err2 of the learned map on fresh signals (exact)",
+			"err2":       "second-order test error, in-sample",
+			"err2_fresh": "second-order test error on fresh signals (exact)",
 		},
 		Schemes: allResultNames(wirelessSchemes),
 		Params:  params,

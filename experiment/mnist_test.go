@@ -83,8 +83,8 @@ func TestMNISTNeedsDataDir(t *testing.T) {
 }
 
 // writeTinyMNIST writes the four MNIST files into dir (made if needed):
-// 4×4 images of digits 0, 1 and 5 whose pixels depend on the digit and the
-// position, 24 training and 12 test images.
+// 28×28 images of digits 0, 1 and 5 whose pixels depend on the digit and
+// the position, 24 training and 12 test images.
 func writeTinyMNIST(t *testing.T, dir string) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -99,14 +99,15 @@ func writeTinyMNIST(t *testing.T, dir string) {
 	}
 	write := func(images, labels string, n, offset int) {
 		digits := make([]byte, n)
-		pix := make([]byte, 16*n)
+		const px = dataset.MNISTSide * dataset.MNISTSide
+		pix := make([]byte, px*n)
 		for i := range n {
 			digits[i] = []byte{0, 1, 5}[i%3]
-			for j := range 16 {
-				pix[16*i+j] = byte((7*(i+offset) + 13*j + 40*int(digits[i])*(j%5)) % 256)
+			for j := range px {
+				pix[px*i+j] = byte((7*(i+offset) + 13*j + 40*int(digits[i])*(j%5)) % 256)
 			}
 		}
-		if err := os.WriteFile(filepath.Join(dir, images), idx(pix, n, 4, 4), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, images), idx(pix, n, dataset.MNISTSide, dataset.MNISTSide), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, labels), idx(digits, n), 0o644); err != nil {

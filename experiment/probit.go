@@ -32,10 +32,10 @@ var probitSchemes = append(append([]string(nil), wirelessSchemes...), SchemeBest
 var probitMetrics = []string{"err2", "err2_fresh", "kl", "kl_fresh"}
 
 var probitMetricLabels = map[string]string{
-	"err2":       "second-order test error (eq: err2), in-sample",
-	"err2_fresh": "err2 of the learned map on fresh signals",
-	"kl":         "predictive KL on test inputs (eq: KL divergence)",
-	"kl_fresh":   "predictive KL of the learned map on fresh signals",
+	"err2":       "second-order test error, in-sample",
+	"err2_fresh": "second-order test error on fresh signals",
+	"kl":         "predictive KL divergence on test inputs (nats)",
+	"kl_fresh":   "predictive KL divergence on fresh signals (nats)",
 }
 
 func init() {

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"wcmc/dataset"
+	"wcmc/internal/memlimit"
 	"wcmc/runner"
 )
 
@@ -113,8 +115,49 @@ func ValidateParams(v runner.Values) error {
 				report("repetition", fmt.Errorf("repetition = %d with d = %d%s: m_r = l·d = %d received dimensions, more than %d (memory grows as m_r²)", l, d, from, l*d, MaxMr))
 			}
 		}
+		if err := checkMemory(p, has); err != nil {
+			report("memory", err)
+		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkMemory refuses sizes whose arrays cannot fit in memory (see package
+// memlimit): the data sets, N×d training, n_test×d test and ref_samples×d
+// reference points, and per task the workers' samples and received
+// signals, K·T·d and K·T·m_r at most (NOMA: S = T per worker; S per
+// worker without T), each also fresh_factor times again for the fresh
+// signals.
+func checkMemory(p runner.Values, has func(string) bool) error {
+	size := func(name string, def int) int {
+		if has(name) {
+			return p.Int(name)
+		}
+		return def
+	}
+	d := size("d", 0)
+	if has("pca_dim") {
+		d = p.Int("pca_dim") + boolInt(has("bias") && p.Bool("bias"))
+	}
+	d = max(d, 1)
+	// T blocks, or S samples per worker where there are no blocks.
+	k, t, l, fresh := size("K", 1), size("T", 0)+size("S", 0), size("repetition", 1), size("fresh_factor", 0)
+	points := memlimit.Floats(size("N", 0), d) + memlimit.Floats(size("n_test", 0), d) + memlimit.Floats(size("ref_samples", 0), d)
+	task := (memlimit.Floats(k, t, d) + memlimit.Floats(k, t, l, d)) * float64(1+fresh)
+	var named []string
+	for _, name := range []string{"N", "n_test", "ref_samples", "T", "S", "K", "d", "pca_dim", "repetition", "fresh_factor"} {
+		if has(name) {
+			named = append(named, name+" = "+p.Raw(name))
+		}
+	}
+	return memlimit.Check(strings.Join(named, ", "), points+task)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // CheckSetup checks, once Setup has built the data, what depends on it:

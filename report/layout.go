@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"wcmc/claims"
 	"wcmc/runner"
@@ -60,10 +62,70 @@ type sectionLayout struct {
 	facts                  string // "Seed …, N trials per point, computed …, wall time …."
 	params                 string // "name=value …"
 	notes                  []string
-	figures                []Figure
+	figures                []figureGroup
 	grids                  []gridLayout
 	figure                 string // the paper's figure, for "Claims about …"
 	claims                 []claimLayout
+}
+
+// figureGroup is the figures of one metric: the main one and those of the
+// other protocols.
+type figureGroup struct {
+	metric, label string
+	main          Figure
+	others        []Figure
+}
+
+// figureCaption says what a figure shows: its metric's axis label and the
+// protocol of its WVCMC curves.
+func figureCaption(label string, f Figure) string {
+	s := label
+	if r, n := utf8.DecodeRuneInString(s); n > 0 {
+		s = string(unicode.ToUpper(r)) + s[n:]
+	}
+	if f.Protocol != "" {
+		s += "; WVCMC under the " + protocolTitle(f.Protocol) + " protocol"
+	}
+	return s + " (" + f.File + ")."
+}
+
+// protocolTitle names a protocol in running text.
+func protocolTitle(p scheme.Protocol) string {
+	if p == scheme.Paper {
+		return "paper SGD"
+	}
+	return string(p)
+}
+
+// othersSummary is the heading of a metric's other protocols' figures.
+func (g figureGroup) othersSummary() string {
+	names := make([]string, len(g.others))
+	for i, f := range g.others {
+		names[i] = protocolTitle(f.Protocol)
+	}
+	return "WVCMC under the " + strings.Join(names, " and ") + " protocols"
+}
+
+// groupFigures groups a section's figures by metric (the main one first).
+func groupFigures(spec runner.Spec, figs []Figure) []figureGroup {
+	var out []figureGroup
+	for _, m := range spec.Metrics {
+		g := figureGroup{metric: m, label: results.MetricLabel(spec, m)}
+		found := false
+		for _, f := range figs {
+			switch {
+			case f.Metric != m:
+			case f.Main:
+				g.main, found = f, true
+			default:
+				g.others = append(g.others, f)
+			}
+		}
+		if found {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // gridLayout is the summary table of one metric: a row per sweep point, a
@@ -104,7 +166,7 @@ type comparisonRow struct {
 func (r *Report) layout() layout {
 	m := r.Meta
 	l := layout{headline: r.totalsLine(), generated: m.generatedLine(), compute: r.computeLine(),
-		command: m.Command, settings: strings.Join(m.settings(), " · ")}
+		command: m.Command, settings: strings.Join(r.settings(), " · ")}
 	t := r.Totals()
 	for _, p := range scheme.Protocols {
 		if t.Judged(p) > 0 {
@@ -150,17 +212,16 @@ func sectionLayoutOf(s Section) sectionLayout {
 		for _, n := range res.Notes {
 			l.notes = append(l.notes, n.String())
 		}
-		l.figures = s.Figures
+		l.figures = groupFigures(s.Spec, s.Figures)
 		for _, metric := range s.Spec.Metrics {
 			g := grid(s, metric)
 			if len(g.schemes) == 0 {
 				continue
 			}
-			label := s.Spec.MetricLabel[metric]
-			if label == "" {
-				label = metric
+			gl := gridLayout{label: results.MetricLabel(s.Spec, metric), trials: res.Trials, xname: s.Spec.X}
+			for _, sc := range g.schemes {
+				gl.schemes = append(gl.schemes, results.SchemeLabel(sc))
 			}
-			gl := gridLayout{label: label, trials: res.Trials, xname: s.Spec.X, schemes: g.schemes}
 			for p, x := range g.xs {
 				row := []string{runner.FormatX(x)}
 				for _, sc := range g.schemes {
@@ -175,18 +236,27 @@ func sectionLayoutOf(s Section) sectionLayout {
 		cl := claimLayout{claim: c.Claim}
 		for _, o := range c.Outcomes {
 			est, ci, n, toDecide := decidingCells(o)
-			ol := outcomeLayout{protocol: o.Protocol, verdict: o.Verdict, est: est, ci: ci, n: n, toDecide: toDecide, reason: o.Reason}
+			ol := outcomeLayout{protocol: o.Protocol, verdict: o.Verdict, est: est, ci: shownInterval(ci), n: n, toDecide: toDecide, reason: o.Reason}
 			var cs []claims.Comparison
 			cs, ol.omitted = shown(o)
 			for _, cmp := range cs {
 				ol.comparisons = append(ol.comparisons, comparisonRow{at: cmp.At, test: cmp.Test, values: values(cmp),
-					ratio: ratio(cmp), interval: cmp.Interval(), verdict: cmp.Verdict, note: resultNote(cmp)})
+					ratio: ratio(cmp), interval: shownInterval(cmp.Interval()), verdict: cmp.Verdict, note: resultNote(cmp)})
 			}
 			cl.outcomes = append(cl.outcomes, ol)
 		}
 		l.claims = append(l.claims, cl)
 	}
 	return l
+}
+
+// shownInterval writes an interval that was not computed (too few trials
+// for the bootstrap: its bounds are NaN) as a dash.
+func shownInterval(s string) string {
+	if strings.Contains(s, "NaN") {
+		return "–"
+	}
+	return s
 }
 
 // Texts both renderers use.

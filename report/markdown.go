@@ -57,6 +57,7 @@ func (r *Report) WriteMarkdown(out io.Writer) error {
 		fmt.Fprintf(w, "Command: `%s`\n\n", l.command)
 	}
 	fmt.Fprintf(w, "Settings: %s.\n\n", mdText(l.settings))
+	markdownTOC(w, l)
 
 	fmt.Fprintf(w, "## Claims\n\n%s\n\n", protocolLegend)
 	mdHeader(w, append([]string{"Claim", "Figure", "Metric"}, protocolNames()...)...)
@@ -103,6 +104,21 @@ func anchor(h string) string {
 	return b.String()
 }
 
+// markdownTOC writes the table of contents, linking the headings by
+// their GitHub anchors.
+func markdownTOC(w *bufio.Writer, l layout) {
+	fmt.Fprintf(w, "**Contents:** [Claims](#claims) ([how verdicts are decided](#how-verdicts-are-decided)) · [Experiments](#experiments)\n\n")
+	for _, s := range l.sections {
+		fmt.Fprintf(w, "- [%s](#%s)", s.title, anchor(s.title))
+		if len(s.claims) > 0 {
+			h := "Claims about " + s.figure
+			fmt.Fprintf(w, " — [%s](#%s)", countOf(len(s.claims), "claim"), anchor(h))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
+}
+
 func markdownSection(w *bufio.Writer, s sectionLayout) {
 	fmt.Fprintf(w, "## %s\n\n%s\n\n", s.title, mdText(s.description))
 	if !s.ran {
@@ -117,12 +133,19 @@ func markdownSection(w *bufio.Writer, s sectionLayout) {
 			}
 			fmt.Fprintln(w)
 		}
-		for _, f := range s.figures {
-			if f.SVG == nil {
+		for _, g := range s.figures {
+			if f := g.main; f.SVG == nil {
 				fmt.Fprintf(w, "(figure %s unavailable: %s)\n\n", f.File, mdText(f.Err))
-				continue
+			} else {
+				fmt.Fprintf(w, "![%s: %s](%s)\n\n*%s*\n\n", s.id, g.label, f.File, figureCaption(g.label, f))
 			}
-			fmt.Fprintf(w, "![%s (%s)](%s)\n\n", s.id, f.Metric, f.File)
+			if len(g.others) > 0 {
+				var links []string
+				for _, f := range g.others {
+					links = append(links, fmt.Sprintf("[%s](%s)", protocolTitle(f.Protocol), f.File))
+				}
+				fmt.Fprintf(w, "%s: %s.\n\n", g.othersSummary(), strings.Join(links, ", "))
+			}
 		}
 		for _, g := range s.grids {
 			fmt.Fprintf(w, "**%s** — %s\n\n", mdText(g.label), g.caption())
@@ -140,7 +163,7 @@ func markdownSection(w *bufio.Writer, s sectionLayout) {
 	for _, c := range s.claims {
 		cl := c.claim
 		fmt.Fprintf(w, "#### %s\n\n", cl.ID)
-		fmt.Fprintf(w, "> “%s”\n> — %s (%s; source: %s)\n\n", mdText(cl.Quote), cl.Section, cl.Figure, mdText(cl.Source))
+		fmt.Fprintf(w, "> “%s”\n> — %s\n\n", mdText(cl.Quote), mdText(source(cl)))
 		fmt.Fprintf(w, "Metric `%s`. Threshold: %s\n\n", cl.Metric, mdText(cl.Threshold))
 		mdHeader(w, outcomeHeader...)
 		for _, o := range c.outcomes {
@@ -202,7 +225,7 @@ func (r *Report) WriteVerdictTable(out io.Writer) error {
 		row(e.figure, name, e.numClaims, e.counts)
 	}
 	row("", "**total**", r.NumClaims(), r.Totals().cells())
-	fmt.Fprintf(w, "\n%s\n\n%s. %s Generated %s.\n", protocolLegend, mdText(strings.Join(r.Meta.settings(), " · ")), r.computeLine(),
+	fmt.Fprintf(w, "\n%s\n\n%s. %s Generated %s.\n", protocolLegend, mdText(strings.Join(r.settings(), " · ")), r.computeLine(),
 		r.Meta.Generated.UTC().Format(time.RFC3339))
 	return w.Flush()
 }

@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -55,13 +56,18 @@ type Meta struct {
 	Wall      time.Duration // wall time of the whole invocation
 }
 
-// Figure is one plot of an experiment, read from DIR/ID.svg or
-// DIR/ID.<metric>.svg.
+// Figure is one plot of an experiment, read from its SVG file (see
+// results.Figures: DIR/ID.svg, DIR/ID.<metric>.svg, and one per other
+// protocol, DIR/ID[.<metric>].<protocol>.svg).
 type Figure struct {
 	Metric string
-	File   string // base name, e.g. "gauss-snr.err2_fresh.svg"
-	SVG    []byte // the <svg> element, ready to inline; nil if unusable
-	Err    string // why SVG is nil
+	// Protocol is that of the figure's WVCMC curves ("" when it has none);
+	// Main marks the metric's main figure.
+	Protocol scheme.Protocol
+	Main     bool
+	File     string // base name, e.g. "gauss-snr.err2_fresh.svg"
+	SVG      []byte // the <svg> element, ready to inline; nil if unusable
+	Err      string // why SVG is nil
 }
 
 // Section is the part of the report about one experiment.
@@ -88,8 +94,10 @@ func New(dir string, meta Meta, runs []Run) *Report {
 		s := Section{Run: run}
 		if run.Result != nil {
 			s.Summary = results.Summarize(run.Result)
-			for _, m := range run.Spec.Metrics {
-				s.Figures = append(s.Figures, readFigure(filepath.Join(dir, results.FigureBase(run.Spec, m)+".svg"), m))
+			for _, f := range results.Figures(run.Spec, s.Summary) {
+				fig := readFigure(filepath.Join(dir, f.Base+".svg"), f.Metric)
+				fig.Protocol, fig.Main = f.Protocol, f.Main
+				s.Figures = append(s.Figures, fig)
 			}
 		}
 		for _, c := range claims.For(run.Spec.ID) {
@@ -180,16 +188,28 @@ func title(spec runner.Spec) string {
 	return spec.Figure + " — " + spec.ID
 }
 
-// status returns a section's status line.
+// status returns a section's status for the experiments table: the first
+// line of why it did not run, cut at maxStatus characters (the section
+// gives it in full).
 func status(s Section) string {
-	switch {
-	case s.Result != nil:
+	if s.Result != nil {
 		return "ok"
-	case s.Failed:
-		return "failed: " + s.NotRun
 	}
-	return "not run: " + s.NotRun
+	why, _, cut := strings.Cut(s.NotRun, "\n")
+	if r := []rune(why); len(r) > maxStatus {
+		why, cut = string(r[:maxStatus]), true
+	}
+	if cut {
+		why += " … (see its section)"
+	}
+	if s.Failed {
+		return "failed: " + why
+	}
+	return "not run: " + why
 }
+
+// maxStatus is the longest reason the experiments table shows.
+const maxStatus = 160
 
 // paramList returns the parameters of a result as "name=value" in
 // declaration order.
@@ -202,23 +222,91 @@ func paramList(res *runner.Result) []string {
 	return out
 }
 
-// settings returns the report's settings line items.
-func (m Meta) settings() []string {
+// settings returns the report's settings line items, with the trials per
+// sweep point that the experiments ran (one number when they agree).
+func (r *Report) settings() []string {
+	m := r.Meta
 	out := []string{"wcmc " + m.Version, fmt.Sprintf("seed %d", m.Seed)}
 	if m.Quick {
 		out = append(out, "smoke-sized (--quick)")
 	} else {
 		out = append(out, "the paper's sizes")
 	}
-	if m.Trials > 0 {
+	var each []string
+	same := true
+	for _, s := range r.Sections {
+		if s.Result == nil {
+			continue
+		}
+		each = append(each, fmt.Sprintf("%s %d", s.Spec.ID, s.Result.Trials))
+		same = same && s.Result.Trials == r.firstTrials()
+	}
+	switch {
+	case len(each) == 0 && m.Trials > 0:
 		out = append(out, fmt.Sprintf("%d trials per point", m.Trials))
-	} else {
+	case len(each) == 0:
 		out = append(out, "each experiment's default trials")
+	case same:
+		out = append(out, countOf(r.firstTrials(), "trial")+" per point")
+	default:
+		out = append(out, "trials per point: "+strings.Join(each, ", "))
 	}
 	for _, s := range m.Sets {
 		out = append(out, "--set "+s)
 	}
 	return append(out, m.Settings...)
+}
+
+// firstTrials returns the trials per point of the first experiment that
+// ran (0 if none did).
+func (r *Report) firstTrials() int {
+	for _, s := range r.Sections {
+		if s.Result != nil {
+			return s.Result.Trials
+		}
+	}
+	return 0
+}
+
+// issueRef matches a reference to this project's issue tracker, which a
+// reader of the report cannot look up.
+var issueRef = regexp.MustCompile(`\s*\(?\bissues? \d+(?:, \d+)*\)?('s)?`)
+
+// sourceNotes returns what a claim's source adds to the paper's section
+// and figure, in words a reader can check: nothing for a quotation of the
+// paper; that the claim is the project's reading of the paper, that a
+// quoted phrase is made precise by the threshold, or that it is checked on
+// fresh signals. References to the project's issues are left out.
+func sourceNotes(src string) []string {
+	var out []string
+	for _, part := range strings.Split(src, ";") {
+		part = strings.TrimSpace(issueRef.ReplaceAllString(part, ""))
+		switch {
+		case part == "" || part == "paper":
+		case strings.Contains(part, "reading of the paper"):
+			out = append(out, "the project's reading of the paper, not a quotation")
+		case strings.HasPrefix(part, "paper (") || strings.HasPrefix(part, "("):
+			q := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(part, "paper"), " ("), ")")
+			q = strings.TrimPrefix(q, "(")
+			out = append(out, q+" made precise by the threshold")
+		default:
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// source says where a claim comes from: the paper's section and figure,
+// then sourceNotes.
+func source(c claims.Claim) string {
+	s := c.Section
+	if c.Figure != "" {
+		s += ", " + c.Figure
+	}
+	if notes := sourceNotes(c.Source); len(notes) > 0 {
+		s += "; " + strings.Join(notes, "; ")
+	}
+	return s
 }
 
 // totalsLine returns "N claims over M experiments, each judged under two

@@ -19,6 +19,7 @@ import (
 
 	"wcmc/report"
 	"wcmc/runner"
+	"wcmc/runner/results"
 	"wcmc/scheme"
 )
 
@@ -40,6 +41,11 @@ type Config struct {
 	// DocEnd, is rewritten (see CheckDoc).
 	UpdateDoc []string
 	Command   string // the command line, stated in the report
+	// Band is what the figures' bands show (results.BandCI when zero).
+	Band results.Band
+	// RedrawFigures redraws the figures of reused results too (e.g. with
+	// another Band); otherwise only missing ones are drawn.
+	RedrawFigures bool
 }
 
 // Summary is what a reproduction produced: its report, the files written
@@ -68,6 +74,14 @@ func figureNumber(s runner.Spec) int {
 		return 1 << 30
 	}
 	return n
+}
+
+// FigureOrder returns specs in the paper's figure order (those without a
+// figure last, each group in its given order).
+func FigureOrder(specs []runner.Spec) []runner.Spec {
+	out := slices.Clone(specs)
+	slices.SortStableFunc(out, func(a, b runner.Spec) int { return figureNumber(a) - figureNumber(b) })
+	return out
 }
 
 // hasParam reports whether spec declares parameter name.
@@ -118,7 +132,7 @@ func Run(ctx context.Context, specs []runner.Spec, cfg Config, log io.Writer) (*
 			}
 			continue
 		}
-		res, reused, err := runOne(ctx, j.plan, j.opts, cfg.Out, tag, log)
+		res, reused, err := runOne(ctx, j.plan, j.opts, figureOptions{results.Options{Band: cfg.Band}, cfg.RedrawFigures}, cfg.Out, tag, log)
 		if reused && !warnedVersion && !runner.VersionTracksCode() {
 			warnedVersion = true
 			fmt.Fprintf(log, "note: stored results are matched on the wcmc version %q, which does not change with the code (a build without its git commit: go run, -buildvcs=false, or a modified tree): after changing the code, reproduce into a new --out\n", runner.Version)
@@ -182,8 +196,7 @@ func plan(specs []runner.Spec, cfg Config, log io.Writer) ([]job, []string, erro
 		}
 	}
 
-	selected = slices.Clone(selected)
-	slices.SortStableFunc(selected, func(a, b runner.Spec) int { return figureNumber(a) - figureNumber(b) })
+	selected = FigureOrder(selected)
 
 	// Every --set must name a parameter of some selected experiment.
 	userSets := map[string]bool{}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"wcmc/figure"
 	"wcmc/runner"
 	"wcmc/runner/journal"
 	"wcmc/runner/results"
@@ -18,17 +19,23 @@ import (
 // runOne returns the result of a planned experiment: the stored one
 // in out if it matches the plan (reused), otherwise a fresh run (with opts,
 // from which the plan was made) written to out.
-func runOne(ctx context.Context, plan *runner.Plan, opts runner.Options, out, tag string, log io.Writer) (res *runner.Result, reused bool, err error) {
+func runOne(ctx context.Context, plan *runner.Plan, opts runner.Options, fig figureOptions, out, tag string, log io.Writer) (res *runner.Result, reused bool, err error) {
 	spec := plan.Spec
 	res, err = results.LoadMatching(out, plan)
 	switch {
+	case err == nil && fig.redraw:
+		fmt.Fprintf(log, "%s: reusing the results in %s; redrawing the figures\n", tag, out)
+		if err := writeResult(out, res, fig.Options, log); err != nil {
+			return nil, false, err
+		}
+		return res, true, nil
 	case err == nil:
-		if figuresPresent(out, spec) {
+		if figuresPresent(out, res) {
 			fmt.Fprintf(log, "%s: reusing the results in %s (same parameters, seed, trials and version)\n", tag, out)
 			return res, true, nil
 		}
 		fmt.Fprintf(log, "%s: reusing the results in %s; redrawing the missing figures\n", tag, out)
-		if err := writeResult(out, res, log); err != nil {
+		if err := writeResult(out, res, fig.Options, log); err != nil {
 			return nil, false, err
 		}
 		return res, true, nil
@@ -43,16 +50,30 @@ func runOne(ctx context.Context, plan *runner.Plan, opts runner.Options, out, ta
 		return nil, false, err
 	}
 	// Journal the run in out, and continue one that was interrupted: an
-	// interrupted reproduce picks up where it stopped.
-	res, err = journal.Run(ctx, spec, journal.Options{Options: opts, Dir: out, Resume: true})
+	// interrupted reproduce picks up where it stopped. Resume only when
+	// there is a journal: on a fresh directory there is nothing to say.
+	resume := fileExists(journal.IdentityPath(out, spec.ID))
+	res, err = journal.Run(ctx, spec, journal.Options{Options: opts, Dir: out, Resume: resume})
 	if err != nil {
 		return nil, false, err
 	}
-	if err := writeResult(out, res, log); err != nil {
+	if err := writeResult(out, res, fig.Options, log); err != nil {
 		return nil, false, err
+	}
+	// As wcmc run does: once the results are written, the journal is
+	// redundant (the stored results are what a rerun reuses).
+	if err := journal.Remove(out, spec.ID); err != nil {
+		fmt.Fprintf(log, "%s: the results are written, but the journal could not be removed: %v\n", tag, err)
 	}
 	fmt.Fprintf(log, "%s: done in %s\n", tag, res.Wall.Round(100*time.Millisecond))
 	return res, false, nil
+}
+
+// figureOptions are how a reproduction draws its figures: opts, and
+// whether to redraw those of reused results.
+type figureOptions struct {
+	results.Options
+	redraw bool
 }
 
 // discardOtherJournal removes the journal in out of a run with other settings
@@ -78,19 +99,22 @@ func discardOtherJournal(plan *runner.Plan, out, tag string, log io.Writer) erro
 }
 
 // writeResult writes a result's files, printing figure warnings.
-func writeResult(out string, res *runner.Result, log io.Writer) error {
-	_, warns, err := results.WriteFiles(out, res)
+func writeResult(out string, res *runner.Result, opts results.Options, log io.Writer) error {
+	_, warns, err := results.WriteFilesWith(out, res, opts)
 	for _, w := range warns {
 		fmt.Fprintf(log, "%s: figure: %s\n", res.Spec.ID, w)
 	}
 	return err
 }
 
-// figuresPresent reports whether every SVG figure of spec is in dir.
-func figuresPresent(dir string, spec runner.Spec) bool {
-	for _, m := range spec.Metrics {
-		if !fileExists(filepath.Join(dir, results.FigureBase(spec, m)+".svg")) {
-			return false
+// figuresPresent reports whether every figure of res is in dir, in every
+// format.
+func figuresPresent(dir string, res *runner.Result) bool {
+	for _, f := range results.Figures(res.Spec, results.Summarize(res)) {
+		for _, ext := range figure.Formats {
+			if !fileExists(filepath.Join(dir, f.Base+"."+ext)) {
+				return false
+			}
 		}
 	}
 	return true

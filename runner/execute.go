@@ -197,7 +197,7 @@ func (p *Plan) Execute(ctx context.Context, shared any, keys []TaskKey, opts Opt
 	go func() { wg.Wait(); close(finished) }()
 
 	prog := newProgress(opts.Progress, p.Spec.ID, len(keys))
-	ticker := time.NewTicker(progressEvery)
+	ticker := time.NewTicker(prog.every())
 	defer ticker.Stop()
 	results := make([]TaskResult, len(keys))
 	var firstErr error
@@ -237,9 +237,11 @@ func (p *Plan) Execute(ctx context.Context, shared any, keys []TaskKey, opts Opt
 		}
 	}
 	if err := parent.Err(); err != nil {
+		prog.stop()
 		return nil, err // a cancelled run, not the task errors it caused
 	}
 	if firstErr != nil {
+		prog.stop()
 		return nil, firstErr
 	}
 	prog.finish()

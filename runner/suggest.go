@@ -31,8 +31,11 @@ func Suggest(name string, candidates []string) []string {
 	return res
 }
 
-// editDistance is the Levenshtein distance between a and b (bytes).
+// editDistance is the optimal string alignment distance between a and b
+// (bytes): the Levenshtein distance with the swap of two adjacent bytes
+// counted as one edit, the commonest typo ("trails", "onyl").
 func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -46,8 +49,11 @@ func editDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(b)]
 }

@@ -322,6 +322,10 @@ func normalise(p Param, raw string, isX bool) (string, error) {
 // checkValue parses one scalar value of p and checks its range or choices.
 func checkValue(p Param, s string) error {
 	var f float64
+	if (p.Kind == Int || p.Kind == Float) && strings.Contains(s, "_") {
+		// strconv.ParseFloat reads Go's digit separators: "1_0" is 10.
+		return fmt.Errorf("%q is not a number (no _ between digits)", s)
+	}
 	switch p.Kind {
 	case Int:
 		n, err := parseInt(s)

@@ -41,7 +41,7 @@ which absorbs noise but not a machine that is busy throughout.`,
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return fmt.Errorf("output directory: %w", err)
 			}
-			rep, err := bench.Run(cmd.Context(), bench.Config{Quick: quick, Progress: cmd.ErrOrStderr()})
+			rep, err := bench.Run(cmd.Context(), bench.Config{Quick: quick, Progress: progressOut(cmd)})
 			if err != nil {
 				return err
 			}

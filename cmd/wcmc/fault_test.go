@@ -249,3 +249,37 @@ func TestFaultInjectionKillResumeShardMerge(t *testing.T) {
 		}
 	})
 }
+
+// TestStepStopsOnSignal: a step busy computing (here transmit over a
+// Rayleigh channel, 2 × 300000 blocks, a few seconds) stops within a
+// moment of SIGINT or SIGTERM, exits non-zero saying so, and writes
+// nothing; the steps used to ignore both and finish with exit 0.
+func TestStepStopsOnSignal(t *testing.T) {
+	bin := faultBuild(t)
+	dir := t.TempDir()
+	var files []string
+	for k := 1; k <= 2; k++ {
+		files = append(files, writeNPY(t, filepath.Join(dir, "samples", "samples-"+string(rune('0'+k))+".npy"), 300000, 3, nil))
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		out := filepath.Join(dir, "rx-"+sig.String())
+		p := startWCMC(t, bin, nil, append([]string{"transmit", "--access", "oma", "--out", out}, files...)...)
+		time.Sleep(500 * time.Millisecond)
+		if p.cmd.ProcessState != nil {
+			t.Fatalf("transmit finished before the signal; make it longer\n%s", p.stderr.String())
+		}
+		sent := time.Now()
+		p.cmd.Process.Signal(sig)
+		code := p.wait(t)
+		if took := time.Since(sent); took > 2*time.Second {
+			t.Errorf("%v: took %v to stop", sig, took)
+		}
+		if code == 0 || !strings.Contains(p.stderr.String(), "interrupted") {
+			t.Errorf("%v: exit %d\n%s", sig, code, p.stderr.String())
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: %s written", sig, out)
+		}
+	}
+	assertNoTemp(t, dir)
+}

@@ -6,17 +6,18 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"wcmc/reproduce"
 	"wcmc/runner"
 )
 
 func newListCmd(specs []runner.Spec) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
-		Short: "List the experiments: ID, paper figure, description",
+		Short: "List the experiments in the paper's figure order: ID, figure, description",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			for _, s := range specs {
+			for _, s := range reproduce.FigureOrder(specs) {
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", s.ID, s.Figure, s.Description)
 			}
 			return tw.Flush()

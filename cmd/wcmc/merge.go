@@ -11,7 +11,10 @@ import (
 )
 
 func newMergeCmd(specs []runner.Spec) *cobra.Command {
-	var out, id string
+	var (
+		out   string
+		mopts journal.MergeOptions
+	)
 	cmd := &cobra.Command{
 		Use:   "merge DIR... --out DIR",
 		Short: "Combine the shards of a sharded run into the run's CSV, JSON and figures",
@@ -25,7 +28,11 @@ Each DIR holds one shard's ID.run.json and ID.journal.jsonl. Merge refuses,
 naming the directories and tasks, shards that disagree on the experiment,
 parameters, seed or trials, that overlap, or that leave tasks missing (an
 absent shard, or one that did not finish: resume it with 'wcmc run ...
---resume', then merge again).`,
+--resume', then merge again). It verifies the checksum of every journal
+line, refusing a line edited or damaged since it was written (journals
+written before lines had checksums are read without), and refuses shards
+computed by another wcmc version than each other or this binary, whose
+results may differ: --force merges them with a warning.`,
 		Example: `  wcmc merge results/shard-0 results/shard-1 results/shard-2 --out results
   wcmc merge results/shard-* --out results --experiment gauss-snr`,
 		Args: cobra.MinimumNArgs(1),
@@ -33,7 +40,8 @@ absent shard, or one that did not finish: resume it with 'wcmc run ...
 			if out == "" {
 				return fmt.Errorf("--out: name the directory for the merged files")
 			}
-			res, err := journal.Merge(specs, dirs, id)
+			mopts.Warn = cmd.ErrOrStderr()
+			res, err := journal.Merge(specs, dirs, mopts)
 			if err != nil {
 				return err
 			}
@@ -54,6 +62,7 @@ absent shard, or one that did not finish: resume it with 'wcmc run ...
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "directory for the merged files (required)")
-	cmd.Flags().StringVar(&id, "experiment", "", "the experiment to merge, when the directories hold several")
+	cmd.Flags().StringVar(&mopts.Experiment, "experiment", "", "the experiment to merge, when the directories hold several")
+	cmd.Flags().BoolVar(&mopts.Force, "force", false, "merge shards computed by another wcmc version (with a warning)")
 	return cmd
 }

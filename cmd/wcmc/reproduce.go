@@ -12,10 +12,14 @@ import (
 	"wcmc/dataset"
 	"wcmc/reproduce"
 	"wcmc/runner"
+	"wcmc/runner/results"
 )
 
 func newReproduceCmd(specs []runner.Spec) *cobra.Command {
-	var cfg reproduce.Config
+	var (
+		cfg      reproduce.Config
+		bandName string
+	)
 	cmd := &cobra.Command{
 		Use:   "reproduce",
 		Short: "Run every experiment and check the paper's claims: REPORT.md and report.html",
@@ -24,6 +28,10 @@ the paper's claims about their figures against the results, and write
 DIR/REPORT.md and a self-contained DIR/report.html: the claims with their
 verdicts (holds / fails / inconclusive / not evaluated) and the numbers
 compared, then per figure the plots, the summary table and its claims.
+Each figure (PNG, SVG and PDF beside the report) draws the schemes that
+learn no map with WVCMC under one protocol: ID.svg the default protocol,
+ID.paper.svg and ID.converged.svg the others; its bands are 95%
+confidence intervals of the mean (--band spread: the 5-95% range).
 Beside them, DIR/claims.csv has one row per claim and protocol: the
 verdict and the deciding estimate, its interval and the trials.
 
@@ -67,12 +75,17 @@ non-zero only if an experiment could not run.`,
 					cfg.Out += "-quick"
 				}
 			}
+			band, err := results.ParseBand(bandName)
+			if err != nil {
+				return fmt.Errorf("--band: %w", err)
+			}
+			cfg.Band, cfg.RedrawFigures = band, f.Changed("band")
 			cfg.DataDirGiven = f.Changed("data-dir")
 			cfg.Command = reproduceCommandLine(cmd, cfg)
 			finished := make(chan struct{})
 			defer close(finished)
 			watchSignals(finished, cmd.ErrOrStderr(), "the journals in "+cfg.Out, cfg.Command)
-			sum, err := reproduce.Run(cmd.Context(), specs, cfg, cmd.ErrOrStderr())
+			sum, err := reproduce.Run(cmd.Context(), specs, cfg, progressOut(cmd))
 			if err != nil && cmd.Context().Err() != nil {
 				return fmt.Errorf("stopped (%v); the finished tasks are saved in the journals in %s\nresume with:\n  %s", err, cfg.Out, cfg.Command)
 			}
@@ -85,7 +98,7 @@ non-zero only if an experiment could not run.`,
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&cfg.Quick, "quick", false, "smoke-sized runs (each experiment's quick settings; about 6 minutes in all on 2 cores, most of it MNIST)")
+	f.BoolVar(&cfg.Quick, "quick", false, "smoke-sized runs (each experiment's quick settings; see the README for timings)")
 	f.StringSliceVar(&cfg.Only, "only", nil, "run only these experiments (comma-separated IDs)")
 	f.StringVar(&cfg.Out, "out", "", "output directory (default results/reproduce, or results/reproduce-quick with --quick)")
 	f.Uint64Var(&cfg.Seed, "seed", 1, "run seed; every task's seed derives from it")
@@ -94,6 +107,16 @@ non-zero only if an experiment could not run.`,
 	f.StringVar(&cfg.DataDir, "data-dir", reproduce.DefaultMNISTDir, "directory with the MNIST IDX files (default: also GoMNIST in the Go module cache)")
 	f.IntVar(&cfg.Workers, "workers", 0, "parallel workers (0 = all cores)")
 	f.StringArrayVar(&cfg.UpdateDoc, "update-doc", nil, "also rewrite the verdict table between the markers\n"+reproduce.DocBegin+" and "+reproduce.DocEnd+" in this file (repeatable)")
+	f.StringVar(&bandName, "band", results.BandCI.String(), "figure bands: ci (95% confidence interval of the mean) or spread (5-95% range of the trials); given, the figures of reused results are redrawn")
+	cmd.RegisterFlagCompletionFunc("set", completeSets(specs))
+	cmd.RegisterFlagCompletionFunc("band", completeWords(results.Bands...))
+	cmd.RegisterFlagCompletionFunc("only", completeList(func() []cobra.Completion {
+		var out []cobra.Completion
+		for _, s := range reproduce.FigureOrder(specs) {
+			out = append(out, cobra.CompletionWithDesc(s.ID, s.Figure))
+		}
+		return out
+	}))
 	return cmd
 }
 
@@ -119,6 +142,9 @@ func reproduceCommandLine(cmd *cobra.Command, cfg reproduce.Config) string {
 	}
 	if f.Changed("data-dir") {
 		parts = append(parts, "--data-dir "+cfg.DataDir)
+	}
+	if cfg.RedrawFigures {
+		parts = append(parts, "--band "+cfg.Band.String())
 	}
 	return strings.Join(parts, " ")
 }

@@ -26,6 +26,7 @@ func newRunCmd(specs []runner.Spec) *cobra.Command {
 		trials     int
 		shardFlag  string
 		shardCount int
+		bandName   string
 	)
 	cmd := &cobra.Command{
 		Use:   "run ID",
@@ -37,7 +38,13 @@ its own random stream derived from --seed, so results do not depend on
   ID.csv            one row per trial, scheme and metric
   ID.summary.csv    mean and 5-95% quantiles per scheme, x and metric
   ID.json           the parameters, seed, version, notes and diagnostics
-  ID.png, ID.svg    the main metric (ID.<metric>.png/.svg for the others)
+  ID.png/.svg/.pdf  the figure of the main metric (ID.<metric>.* for the
+                    others), in the paper's scheme names; with --set
+                    protocols=paper,converged,default, WVCMC under the
+                    default protocol, and ID[.<metric>].paper.* and
+                    .converged.* under the others. Lines are means, bands
+                    95% confidence intervals of the mean (--band spread:
+                    the 5-95% range of the trials)
 
 Use 'wcmc show ID' to see an experiment's parameters, their defaults and
 ranges, and which one is swept; change them with --set name=value (the
@@ -73,6 +80,9 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 			if opts.Workers < 0 {
 				return fmt.Errorf("--workers must be ≥ 0 (0 = all cores), got %d", opts.Workers)
 			}
+			if out == "" {
+				return errors.New("--out is empty (an unset shell variable?): name the output directory; nothing was run")
+			}
 			stderr := cmd.ErrOrStderr()
 			shard, source, err := resolveShard(shardFlag, shardCount, cmd.Flags().Changed("shard-count"), os.Getenv)
 			if err != nil {
@@ -81,8 +91,12 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 			if source != "" {
 				fmt.Fprintf(stderr, "wcmc: shard %s, %s\n", shard, source)
 			}
+			band, err := results.ParseBand(bandName)
+			if err != nil {
+				return fmt.Errorf("--band: %w", err)
+			}
 			opts.Trials = trials
-			opts.Progress = stderr
+			opts.Progress = progressOut(cmd)
 			opts.Dir = out
 			opts.Shard = shard
 			resume := resumeCommand(cmd, spec.ID, opts.Options, out, shardFlag, shardCount)
@@ -109,7 +123,7 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 				fmt.Fprintf(stdout, "\nwhen all %d shards are done, combine their directories:\n  wcmc merge DIR... --out DIR\n", shard.Count)
 				return nil
 			}
-			files, warns, err := results.WriteFiles(out, res)
+			files, warns, err := results.WriteFilesWith(out, res, results.Options{Band: band})
 			if err != nil {
 				return err
 			}
@@ -137,6 +151,9 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 	f.BoolVar(&opts.Resume, "resume", false, "continue the interrupted run journaled in --out (same settings), skipping its finished tasks")
 	f.StringVar(&shardFlag, "shard", "", "run slice i of n (0-based, e.g. 2/8) and write only its journal; combine with 'wcmc merge'")
 	f.IntVar(&shardCount, "shard-count", 0, "number of shards when the index comes from JOB_COMPLETION_INDEX (default $WCMC_SHARD_COUNT)")
+	f.StringVar(&bandName, "band", results.BandCI.String(), "figure bands: ci (95% confidence interval of the mean) or spread (5-95% range of the trials)")
+	cmd.RegisterFlagCompletionFunc("set", completeSets(specs))
+	cmd.RegisterFlagCompletionFunc("band", completeWords(results.Bands...))
 	return cmd
 }
 
@@ -167,6 +184,9 @@ func resolveShard(flag string, count int, countSet bool, getenv func(string) str
 			return runner.Shard{}, "", fmt.Errorf("--shard %s already gives the count; --shard-count is for JOB_COMPLETION_INDEX", flag)
 		}
 		s, err := runner.ParseShard(flag)
+		if err == nil && s.Count < 1 {
+			err = fmt.Errorf("shard %q: the count n must be ≥ 1", flag)
+		}
 		if err != nil {
 			return runner.Shard{}, "", fmt.Errorf("--shard: %w", err)
 		}
@@ -190,6 +210,9 @@ func resolveShard(flag string, count int, countSet bool, getenv func(string) str
 			}
 			count, from = n, fmt.Sprintf("WCMC_SHARD_COUNT=%d", n)
 		}
+		if count < 1 {
+			return runner.Shard{}, "", fmt.Errorf("JOB_COMPLETION_INDEX=%d with %s: the number of shards must be ≥ 1", idx, from)
+		}
 		s := runner.Shard{Index: idx, Count: count}
 		if err := s.Check(); err != nil {
 			return runner.Shard{}, "", fmt.Errorf("JOB_COMPLETION_INDEX=%d with %s: %w", idx, from, err)
@@ -210,6 +233,9 @@ func resolveShard(flag string, count int, countSet bool, getenv func(string) str
 				return runner.Shard{}, "", fmt.Errorf("SLURM_ARRAY_TASK_ID=%d is set (a Slurm job array) but not SLURM_ARRAY_TASK_COUNT: pass --shard-count N (or run the whole sweep with --shard 0/1)", id)
 			}
 			count, from = n, fmt.Sprintf("SLURM_ARRAY_TASK_COUNT=%d", n)
+		}
+		if count < 1 {
+			return runner.Shard{}, "", fmt.Errorf("SLURM_ARRAY_TASK_ID=%d with %s: the number of shards must be ≥ 1", id, from)
 		}
 		lo, _, err := envInt("SLURM_ARRAY_TASK_MIN")
 		if err != nil {
@@ -318,12 +344,15 @@ func watchSignals(finished <-chan struct{}, stderr io.Writer, saved, resume stri
 			fmt.Fprintf(stderr, "wcmc: the running tasks did not finish within %s; they will run again on resume\n", stopGrace)
 		}
 		fmt.Fprintf(stderr, "wcmc: stopped; the finished tasks are saved in %s\nresume with:\n  %s\n", saved, resume)
+		if s, ok := stderr.(*statusWriter); ok {
+			s.Status("") // leave no progress line under the shell's prompt
+		}
 		os.Exit(1)
 	}()
 }
 
-// printTable prints the mean of the main metric per scheme (rows) and
-// sweep point (columns).
+// printTable prints the mean of the main metric per scheme that ran
+// (rows, in the paper's names) and sweep point (columns).
 func printTable(w io.Writer, res *runner.Result) error {
 	spec := res.Spec
 	main := spec.Metrics[0]
@@ -346,7 +375,10 @@ func printTable(w io.Writer, res *runner.Result) error {
 	}
 	fmt.Fprintln(tw)
 	for _, s := range spec.Schemes {
-		fmt.Fprintf(tw, "%s\t", s)
+		if len(mean[s]) == 0 {
+			continue // not run (e.g. a protocol not asked for)
+		}
+		fmt.Fprintf(tw, "%s\t", results.SchemeLabel(s))
 		for i := range xs {
 			if v, ok := mean[s][i]; ok {
 				fmt.Fprintf(tw, "%s\t", strconv.FormatFloat(v, 'g', 3, 64))

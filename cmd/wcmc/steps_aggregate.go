@@ -65,15 +65,21 @@ Writes the S×d samples to --out (.npy).` + interceptHelp,
 					}
 				}
 			}
+			if out == "" {
+				return errEmptyOut
+			}
 			if scheme == schemeNoiseless {
 				if rxPath != "" {
 					return errors.New("--scheme noiseless uses the workers' sample files, not --rx")
 				}
-				_, samples, err := readSamples(args)
+				paths, samples, err := readSamples(args)
 				if err != nil {
 					return err
 				}
-				theta, err := consensus.Noiseless(samples)
+				if err := checkNotInputs(outPaths(out), paths); err != nil {
+					return err
+				}
+				theta, err := interruptible(cmd.Context(), func() (*mat.Dense, error) { return consensus.Noiseless(samples) })
 				if err != nil {
 					return fmt.Errorf("%s: %w", schemeNoiseless, err)
 				}
@@ -95,8 +101,19 @@ Writes the S×d samples to --out (.npy).` + interceptHelp,
 			if rxPath == "" {
 				return errors.New("no received signals: give --rx, the directory written by wcmc transmit")
 			}
-			rx, _, err := loadReceived(rxPath)
+			rx, link, err := loadReceived(rxPath)
 			if err != nil {
+				return err
+			}
+			linkPath, err := channel.LinkPath(rxPath)
+			if err != nil {
+				return err
+			}
+			inputs := append(link.SignalFiles(linkPath), linkPath)
+			if data != "" {
+				inputs = append(inputs, data)
+			}
+			if err := checkNotInputs(outPaths(out), inputs); err != nil {
 				return err
 			}
 			if scheme == wcmc.GCMC && rx.Access != channel.OMA {
@@ -120,7 +137,7 @@ Writes the S×d samples to --out (.npy).` + interceptHelp,
 					return err
 				}
 			}
-			res, err := wcmc.AggregateContext(cmd.Context(), rx, a, seed)
+			res, err := interruptible(cmd.Context(), func() (*wcmc.Result, error) { return wcmc.AggregateContext(cmd.Context(), rx, a, seed) })
 			if err != nil {
 				return err
 			}

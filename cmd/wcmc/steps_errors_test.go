@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"wcmc/channel"
 	"wcmc/npy"
 )
 
@@ -86,10 +87,10 @@ outer:
 }
 
 // editLink rewrites the link.json in dir through edit.
-func editLink(t *testing.T, dir string, edit func(*linkFile)) string {
+func editLink(t *testing.T, dir string, edit func(*channel.Link)) string {
 	t.Helper()
-	path := filepath.Join(dir, linkFileName)
-	var m linkFile
+	path := filepath.Join(dir, channel.LinkFileName)
+	var m channel.Link
 	if err := readJSON(path, &m); err != nil {
 		t.Fatal(err)
 	}
@@ -190,10 +191,10 @@ func TestStepsBadInput(t *testing.T) {
 
 		// aggregate
 		{"aggregate: missing sidecar", func() []string {
-			return []string{"aggregate", "--rx", copyDir(t, p("rx-noma"), p("nolink"), linkFileName), "--scheme", "wgcmc", "--out", p("a1.npy")}
+			return []string{"aggregate", "--rx", copyDir(t, p("rx-noma"), p("nolink"), channel.LinkFileName), "--scheme", "wgcmc", "--out", p("a1.npy")}
 		}, []string{"missing sidecar", filepath.Join("nolink", "link.json")}, p("a1.npy")},
 		{"aggregate: signals disagree with sidecar", func() []string {
-			rx := editLink(t, copyDir(t, p("rx-noma"), p("badS")), func(m *linkFile) { m.S = 31 })
+			rx := editLink(t, copyDir(t, p("rx-noma"), p("badS")), func(m *channel.Link) { m.S = 31 })
 			return []string{"aggregate", "--rx", rx, "--scheme", "wgcmc", "--out", p("a2.npy")}
 		}, []string{"badS/received.npy is 30×6", "S×m_r = 31×6"}, p("a2.npy")},
 		{"aggregate: NaN in signals", func() []string {
@@ -205,7 +206,7 @@ func TestStepsBadInput(t *testing.T) {
 			return []string{"aggregate", "--rx", copyDir(t, p("rx-oma"), p("norx"), "received-2.npy"), "--scheme", "wgcmc", "--out", p("a4.npy")}
 		}, []string{"norx/received-2.npy does not exist"}, p("a4.npy")},
 		{"aggregate: P_k count", func() []string {
-			rx := editLink(t, copyDir(t, p("rx-oma"), p("badPk")), func(m *linkFile) { m.Pk = m.Pk[:1] })
+			rx := editLink(t, copyDir(t, p("rx-oma"), p("badPk")), func(m *channel.Link) { m.Pk = m.Pk[:1] })
 			return []string{"aggregate", "--rx", rx, "--scheme", "wgcmc", "--out", p("a5.npy")}
 		}, []string{"badPk/link.json", "P_k has 1 entries for K = 2"}, p("a5.npy")},
 		{"aggregate: data d mismatch", func() []string {

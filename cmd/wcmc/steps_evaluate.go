@@ -38,6 +38,11 @@ Prints CSV (file,err2[,kl]) with numbers in full precision, to stdout or
 			if ref == "" {
 				return errors.New("no reference samples given (--reference REF.npy, written by wcmc posterior)")
 			}
+			if cmd.Flags().Changed("out") {
+				if err := checkNotInputs(outPaths(out), append([]string{ref, test}, args...)); err != nil {
+					return err
+				}
+			}
 			reference, err := readMatrix(ref, "reference-sample")
 			if err != nil {
 				return err
@@ -72,7 +77,7 @@ Prints CSV (file,err2[,kl]) with numbers in full precision, to stdout or
 				if _, c := theta.Dims(); c != d {
 					return fmt.Errorf("d mismatch: %s has d = %d, the reference %s has d = %d", p, c, ref, d)
 				}
-				m, err := wcmc.Evaluate(theta, reference, testU)
+				m, err := interruptible(cmd.Context(), func() (wcmc.Metrics, error) { return wcmc.Evaluate(theta, reference, testU) })
 				if err != nil {
 					return fmt.Errorf("%s: %w", p, err)
 				}

@@ -5,6 +5,7 @@ package main
 // the problem, and all-or-nothing writes.
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,16 +23,20 @@ import (
 
 	"wcmc"
 	"wcmc/dataset"
+	"wcmc/internal/atomicfile"
+	"wcmc/internal/memlimit"
 	"wcmc/npy"
 )
 
 // outputs writes a step's files all or nothing: each file is written in
-// full under a temporary name in its final directory, and only once every
-// file is complete are they renamed into place. On failure the temporary
-// files, and any directory created for them, are removed.
+// full under a temporary name in its final directory (atomicfile.Create),
+// and only once every file is complete are they renamed into place. On
+// failure the temporary files, and any directory created for them, are
+// removed. Temporary files of the same names that a killed step left
+// behind are removed first.
 type outputs struct {
-	tmp, final []string
-	made       []string // directories created, deepest last
+	files []*atomicfile.Pending
+	made  []string // directories created, deepest last
 }
 
 // add writes path's content (via write) to a temporary file beside it.
@@ -40,21 +45,18 @@ func (o *outputs) add(path string, write func(io.Writer) error) error {
 	if err := o.mkdir(dir); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	base := filepath.Base(path)
+	if _, err := atomicfile.RemoveStale(dir, func(name string) bool { return name == base }); err != nil {
+		return err
+	}
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return err
 	}
-	o.tmp = append(o.tmp, f.Name())
-	o.final = append(o.final, path)
-	err = f.Chmod(0o644)
+	o.files = append(o.files, f)
+	err = write(f)
 	if err == nil {
-		err = write(f)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+		err = f.Close()
 	}
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
@@ -87,30 +89,30 @@ func (o *outputs) mkdir(dir string) error {
 
 // commit renames every temporary file into place.
 func (o *outputs) commit() error {
-	for i, t := range o.tmp {
-		if err := os.Rename(t, o.final[i]); err != nil {
+	for i, f := range o.files {
+		if err := f.Commit(); err != nil {
 			// Undo: the files already renamed are part of a failed step.
-			for _, f := range o.final[:i] {
-				os.Remove(f)
+			for _, g := range o.files[:i] {
+				os.Remove(g.Path)
 			}
-			o.tmp = o.tmp[i:]
+			o.files = o.files[i:]
 			o.abort()
 			return err
 		}
 	}
-	o.tmp = nil
+	o.files = nil
 	return nil
 }
 
 // abort removes what add created; it is a no-op after commit.
 func (o *outputs) abort() {
-	for _, t := range o.tmp {
-		os.Remove(t)
+	for _, f := range o.files {
+		f.Abort()
 	}
 	for i := len(o.made) - 1; i >= 0; i-- {
 		os.Remove(o.made[i]) // only succeeds if empty
 	}
-	o.tmp, o.made = nil, nil
+	o.files, o.made = nil, nil
 }
 
 // writeAll writes files (path → writer) all or nothing.
@@ -133,6 +135,98 @@ type outFile struct {
 	path  string
 	write func(io.Writer) error
 }
+
+// errEmptyOut is the error of an empty --out.
+var errEmptyOut = errors.New("--out is empty (an unset shell variable?): name the output; nothing was done")
+
+// checkNotInputs refuses outputs that would overwrite one of the step's
+// inputs, or that name an existing directory: an output is an input when
+// their paths are the same once made absolute with symbolic links resolved,
+// or when both exist and are the same file (os.SameFile: a hard link too).
+// Call it before any work, with every file the step will write or remove.
+func checkNotInputs(outs []outFile, inputs []string) error {
+	for _, o := range outs {
+		if o.path == "" {
+			return errEmptyOut
+		}
+		if fi, err := os.Stat(o.path); err == nil && fi.IsDir() {
+			return fmt.Errorf("output %s is a directory: name a file", o.path)
+		}
+		for _, in := range inputs {
+			if in != "" && samePath(o.path, in) {
+				return fmt.Errorf("output %s would overwrite the input %s: write the output elsewhere", o.path, in)
+			}
+		}
+	}
+	return nil
+}
+
+// samePath reports whether paths a and b name the same file (see
+// checkNotInputs).
+func samePath(a, b string) bool {
+	if resolve(a) == resolve(b) {
+		return true
+	}
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// resolve returns path absolute and cleaned, with the symbolic links of
+// its longest existing prefix resolved.
+func resolve(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	var rest []string
+	for p := abs; ; p = filepath.Dir(p) {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(append([]string{r}, rest...)...)
+		}
+		if filepath.Dir(p) == p {
+			return abs
+		}
+		rest = append([]string{filepath.Base(p)}, rest...)
+	}
+}
+
+// outPaths returns outFiles for paths, for checkNotInputs.
+func outPaths(paths ...string) []outFile {
+	out := make([]outFile, len(paths))
+	for i, p := range paths {
+		out[i].path = p
+	}
+	return out
+}
+
+// interruptible runs work and returns its result, or, as soon as ctx is
+// cancelled (SIGINT or SIGTERM: main's signal.NotifyContext), an error
+// saying that the step stopped with nothing written; the abandoned work
+// ends with the process. Steps run their computation through it, so that
+// a signal stops them within a moment even when the library does not
+// watch ctx, and write their files only after it returns.
+func interruptible[T any](ctx context.Context, work func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := work()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, errInterrupted
+	}
+}
+
+// errInterrupted is the error of a step stopped by a signal.
+var errInterrupted = errors.New("interrupted (SIGINT or SIGTERM): stopped before writing anything; no output file was written or changed")
 
 func npyFile(path string, m mat.Matrix) outFile {
 	return outFile{path, func(w io.Writer) error { return npy.Write(w, m) }}
@@ -263,3 +357,15 @@ func readJSON(path string, v any) error {
 
 // fmtFloat formats x exactly (shortest representation that reads back).
 func fmtFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// checkSampleRun is the check of wcmc sample and wcmc posterior before
+// they draw: their files (out, its summary and its sampler record) must
+// not overwrite an input, nor out be empty, and the draws (C chains of S×d,
+// kept with a pooled copy for the summary) must fit in memory.
+func checkSampleRun(out string, s wcmc.Sampling, d int, inputs ...string) error {
+	if err := checkNotInputs(outPaths(out, summaryPath(out), recordPath(out)), inputs); err != nil {
+		return err
+	}
+	need := 2 * memlimit.Floats(s.Chains, s.S, d)
+	return memlimit.Check(fmt.Sprintf("--S %d × --chains %d samples of d = %d", s.S, s.Chains, d), need)
+}

@@ -3,7 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"math"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -89,6 +93,9 @@ Writes to --out:
 			if k < 1 {
 				return fmt.Errorf("--K must be ≥ 1, got %d", k)
 			}
+			if out == "" {
+				return errEmptyOut
+			}
 			switch rule {
 			case "equal":
 				if cmd.Flags().Changed("zeta") {
@@ -112,15 +119,38 @@ Writes to --out:
 				}
 				source = data
 			case mnist != "":
-				if train, test, err = loadMNIST(mnist, classes, split, pca, intercept); err != nil {
+				sets, err := interruptible(cmd.Context(), func() ([2]dataset.Set, error) {
+					train, test, err := loadMNIST(mnist, classes, split, pca, intercept)
+					return [2]dataset.Set{train, test}, err
+				})
+				if err != nil {
 					return err
 				}
+				train, test = sets[0], sets[1]
 				source = mnist
 			default:
 				return errors.New("no input: give --data FILE.csv or --mnist DIR")
 			}
 			if k > train.Len() {
 				return fmt.Errorf("--K %d workers for %d data points in %s: every worker needs data", k, train.Len(), source)
+			}
+			stale, err := staleShards(out, k)
+			if err != nil {
+				return err
+			}
+			names := []string{"partition.json"}
+			for i := range k {
+				names = append(names, fmt.Sprintf("shard-%d.csv", i+1))
+			}
+			if mnist != "" {
+				names = append(names, "data.csv", "test.csv")
+			}
+			written := make([]string, len(names))
+			for i, n := range names {
+				written[i] = filepath.Join(out, n)
+			}
+			if err := checkNotInputs(outPaths(append(written, stale...)...), []string{data}); err != nil {
+				return err
 			}
 			var shards []dataset.Set
 			if rule == "heterogeneous" {
@@ -158,8 +188,16 @@ Writes to --out:
 			if err := writeAll(files); err != nil {
 				return err
 			}
+			for _, f := range stale {
+				if err := os.Remove(f); err != nil {
+					return fmt.Errorf("removing %s, a shard of an earlier partition with more workers: %w", f, err)
+				}
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d shards of %s (N = %d, %s) to %s: sizes %v\n",
 				k, source, train.Len(), rule, out, meta.Sizes)
+			if len(stale) > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "removed %d shard file(s) of an earlier partition with more workers: %s\n", len(stale), strings.Join(stale, ", "))
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "d = %d covariates: %s\n", train.Dim(), describeCovariates(meta))
 			return nil
 		},
@@ -177,6 +215,33 @@ Writes to --out:
 	f.Uint64Var(&seed, "seed", 1, "random seed of the split")
 	f.StringVar(&out, "out", "shards", "output directory")
 	return cmd
+}
+
+// shardName matches the shard files that partition writes.
+var shardName = regexp.MustCompile(`^shard-([0-9]+)\.csv$`)
+
+// staleShards returns the shard files shard-j.csv in dir with j > k: those
+// of an earlier partition into more workers, which a partition into k
+// would otherwise leave beside its own.
+func staleShards(dir string, k int) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		m := shardName.FindStringSubmatch(e.Name())
+		if m == nil || e.IsDir() {
+			continue
+		}
+		if j, err := strconv.Atoi(m[1]); err != nil || j > k {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out, nil
 }
 
 // loadMNIST reads classes "A,B" from the IDX files in dir and projects
@@ -235,11 +300,15 @@ d checks catch a mix), and not at all to files written by wcmc partition
 --intercept, which hold the column already.`
 )
 
-// readCovariates reads a CSV data set (readData) and, with intercept,
+// readCovariates reads a CSV data set (readData), refuses covariates too
+// large for the probit model's arithmetic (checkScale) and, with intercept,
 // appends the constant-1 covariate, refusing a file whose last covariate
 // is already the constant 1.
 func readCovariates(path string, intercept bool) (dataset.Set, error) {
 	s, err := readData(path)
+	if err == nil {
+		err = checkScale(s, path)
+	}
 	if err != nil || !intercept {
 		return s, err
 	}
@@ -257,4 +326,26 @@ func readCovariates(path string, intercept bool) (dataset.Set, error) {
 	}
 	s.U = dataset.WithBias(s.U)
 	return s, nil
+}
+
+// checkScale refuses covariates u_n so large that the probit model's
+// curvature Σ_n φ-weighted u_n u_nᵀ, whose entries reach N·max|u|², would
+// overflow floating point: |u| ≤ √(MaxFloat64/(N·d)). The samplers'
+// starting point (Newton's method on that curvature) would otherwise fail
+// with "matrix singular", which is not the problem.
+func checkScale(s dataset.Set, path string) error {
+	n, d := s.Len(), s.Dim()
+	if n == 0 || d == 0 {
+		return nil
+	}
+	limit := math.Sqrt(math.MaxFloat64 / (float64(n) * float64(d)))
+	for i := range n {
+		for j, v := range s.U.RawRowView(i) {
+			if math.Abs(v) > limit {
+				return fmt.Errorf("%s: data point %d, covariate %d is %g: covariates beyond ±%.3g (√(MaxFloat64/(N·d)), N = %d, d = %d) overflow the products Σ_n u_n u_nᵀ of the probit model; rescale the covariates (standardise each column, say)",
+					path, i+1, j+1, v, limit, n, d)
+			}
+		}
+	}
+	return nil
 }

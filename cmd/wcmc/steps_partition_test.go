@@ -76,11 +76,11 @@ func writeIDX(t *testing.T, path string, data []byte, dims ...int) {
 }
 
 // TestPartitionMNIST partitions a tiny IDX data set in the MNIST layout:
-// 30 images of 4×4 pixels, digits 3 (label 0), 8 (label 1) and 5 (ignored);
-// d = --pca without --intercept, --pca + 1 with it.
+// 30 images of 28×28 pixels, digits 3 (label 0), 8 (label 1) and 5
+// (ignored); d = --pca without --intercept, --pca + 1 with it.
 func TestPartitionMNIST(t *testing.T) {
 	in := t.TempDir()
-	const n, side = 30, 4
+	const n, side = 30, dataset.MNISTSide
 	digits := make([]byte, n)
 	pix := make([]byte, n*side*side)
 	for i := range n {

@@ -44,7 +44,12 @@ parameter with R̂ > 1.01 or an ESS < 400, and FILE.sampler.json.` + samplerHelp
 			if err != nil {
 				return err
 			}
-			draws, err := wcmc.PosteriorChains(set, sampling, seed)
+			if err := checkSampleRun(out, sampling, set.Dim(), data); err != nil {
+				return err
+			}
+			draws, err := interruptible(cmd.Context(), func() (*wcmc.Draws, error) {
+				return wcmc.PosteriorChains(set, sampling, seed)
+			})
 			if err != nil {
 				return fmt.Errorf("%s: %w", data, err)
 			}

@@ -59,12 +59,20 @@ from the in-process pipeline (wcmc.SampleWorkers) with the same seed.` + sampler
 			if err != nil {
 				return err
 			}
-			draws, err := wcmc.SampleWorkerChains(data, worker, K, sampling, seed)
-			if err != nil {
-				return fmt.Errorf("%s: %w", shard, err)
+			if cmd.Flags().Changed("out") && out == "" {
+				return errEmptyOut
 			}
 			if out == "" {
 				out = fmt.Sprintf("samples-%d.npy", worker)
+			}
+			if err := checkSampleRun(out, sampling, data.Dim(), shard, filepath.Join(filepath.Dir(shard), "partition.json")); err != nil {
+				return err
+			}
+			draws, err := interruptible(cmd.Context(), func() (*wcmc.Draws, error) {
+				return wcmc.SampleWorkerChains(data, worker, K, sampling, seed)
+			})
+			if err != nil {
+				return fmt.Errorf("%s: %w", shard, err)
 			}
 			o, err := newSampleOutput(out, draws, sampling, seed)
 			if err != nil {

@@ -1,52 +1,17 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"math"
-	"os"
+	"io"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"gonum.org/v1/gonum/mat"
 
 	"wcmc"
 	"wcmc/channel"
-)
-
-// linkFile is the sidecar link.json of the received signals: what the
-// server knows about the transmission (E_k = √P_k B, N0) and how it was
-// simulated.
-type linkFile struct {
-	Format     string  `json:"format"`
-	Access     string  `json:"access"`
-	Fading     string  `json:"fading"`
-	Repetition int     `json:"repetition"` // l in B = 1_l ⊗ I_d
-	ExtraTx    int     `json:"extra_tx"`   // m_t − m_r (Rayleigh)
-	Physical   bool    `json:"physical"`
-	Power      float64 `json:"P"`      // transmit power budget
-	SNRdB      float64 `json:"snr_db"` // 10 log10(P/(m_r N0))
-	N0         float64 `json:"N0"`     // noise variance per received symbol
-	// Pk holds P_k of each worker (E_k = √P_k B); under NOMA all equal
-	// min_k P_k.
-	Pk []float64 `json:"P_k"`
-	D  int       `json:"d"`
-	K  int       `json:"K"`
-	S  int       `json:"S"`
-	Mr int       `json:"m_r"`
-	// Signals are the received-signal files relative to this file: K files
-	// (S×m_r) under OMA, one under NOMA.
-	Signals []string `json:"signals"`
-	Seed    uint64   `json:"seed"`
-	// Samples are the workers' sample files that were sent (provenance).
-	Samples []string `json:"samples"`
-	// TxPower is the measured mean ‖x_k‖² per worker (physical simulation).
-	TxPower []float64 `json:"tx_power,omitempty"`
-}
-
-const (
-	linkFormat   = "wcmc-link/1"
-	linkFileName = "link.json"
+	"wcmc/experiment"
+	"wcmc/internal/memlimit"
 )
 
 func newTransmitCmd() *cobra.Command {
@@ -87,38 +52,50 @@ Writes to --out:
 				return fmt.Errorf("--fading: %w", err)
 			}
 			link := channel.Config{Access: acc, Fading: fad, Repetition: rep, ExtraTx: extra, Power: power, SNRdB: snr, Physical: physical}
-			if err := link.Validate(); err != nil {
+			if err := checkLink(link); err != nil {
 				return err
+			}
+			if out == "" {
+				return errEmptyOut
 			}
 			paths, samples, err := readSamples(args)
 			if err != nil {
 				return err
 			}
-			rx, err := wcmc.Transmit(samples, link, seed)
+			k := len(samples)
+			s, d := samples[0].Dims()
+			if err := checkTransmitSize(link, k, s, d); err != nil {
+				return err
+			}
+			var files []outFile
+			names := channel.SignalNames(acc, k)
+			for _, name := range append(names, channel.LinkFileName) {
+				files = append(files, outFile{path: filepath.Join(out, name)})
+			}
+			if err := checkNotInputs(files, paths); err != nil {
+				return err
+			}
+			rx, err := interruptible(cmd.Context(), func() (*channel.Received, error) { return wcmc.Transmit(samples, link, seed) })
 			if err != nil {
 				return err
 			}
-			meta := linkFile{
-				Format: linkFormat, Access: acc.String(), Fading: fad.String(),
-				Repetition: rep, ExtraTx: extra, Physical: physical, Power: power, SNRdB: snr,
-				N0: rx.N0, Pk: rx.Pk, D: rx.D, K: rx.K, S: rx.S, Mr: rx.Mr, Seed: seed, TxPower: rx.TxPower,
-			}
+			meta := channel.NewLink(link, rx, seed)
 			meta.Samples = paths
-			var files []outFile
 			for i, y := range rx.Y {
-				name := "received.npy"
-				if acc == channel.OMA {
-					name = fmt.Sprintf("received-%d.npy", i+1)
-				}
-				meta.Signals = append(meta.Signals, name)
-				files = append(files, npyFile(filepath.Join(out, name), y))
+				files[i] = npyFile(files[i].path, y)
 			}
-			files = append(files, jsonFile(filepath.Join(out, linkFileName), meta))
+			files[len(files)-1].write = func(w io.Writer) error {
+				b, err := meta.Encode()
+				if err == nil {
+					_, err = w.Write(b)
+				}
+				return err
+			}
 			if err := writeAll(files); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "sent K = %d workers × S = %d samples (d = %d) over %s at %s dB: wrote %d signal file(s) and %s to %s\n",
-				rx.K, rx.S, rx.D, acc, fmtFloat(snr), len(rx.Y), linkFileName, out)
+				rx.K, rx.S, rx.D, acc, fmtFloat(snr), len(rx.Y), channel.LinkFileName, out)
 			return nil
 		},
 	}
@@ -135,73 +112,44 @@ Writes to --out:
 	return cmd
 }
 
-// loadReceived reads what `wcmc transmit` wrote: the sidecar at path (a
-// link.json, or a directory holding one) and the signal files it lists,
-// checking that they agree.
-func loadReceived(path string) (*channel.Received, *linkFile, error) {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		path = filepath.Join(path, linkFileName)
-	} else if err != nil {
-		return nil, nil, fmt.Errorf("received signals %s do not exist", path)
-	}
-	if filepath.Ext(path) == ".npy" {
-		return nil, nil, fmt.Errorf("%s is a signal file: give the directory wcmc transmit wrote (or its %s), which says how the signals were sent", path, linkFileName)
-	}
-	var m linkFile
-	if err := readJSON(path, &m); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, fmt.Errorf("missing sidecar %s: wcmc transmit writes it next to the received signals (give --rx the directory it wrote)", path)
-		}
-		return nil, nil, fmt.Errorf("sidecar %w", err)
-	}
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("sidecar %s: "+format, append([]any{path}, args...)...)
-	}
-	if m.Format != linkFormat {
-		return nil, nil, bad("format %q, want %q (not written by wcmc transmit?)", m.Format, linkFormat)
-	}
-	acc, err := channel.ParseAccess(m.Access)
-	if err != nil {
-		return nil, nil, bad("%v", err)
+// checkLink checks a link configuration as the experiments do
+// (experiment.ValidateParams): besides channel.Config.Validate, the SNR
+// and the power budget within the experiments' ranges, in which the noise
+// variance N0 = P/(m_r 10^{SNR/10}) is a positive finite number.
+func checkLink(c channel.Config) error {
+	if err := c.Validate(); err != nil {
+		return err
 	}
 	switch {
-	case m.K < 1 || m.S < 1 || m.D < 1 || m.Repetition < 1:
-		return nil, nil, bad("K = %d, S = %d, d = %d, repetition = %d: all must be ≥ 1", m.K, m.S, m.D, m.Repetition)
-	case m.Mr != m.Repetition*m.D:
-		return nil, nil, bad("m_r = %d, want repetition·d = %d", m.Mr, m.Repetition*m.D)
-	case len(m.Pk) != m.K:
-		return nil, nil, bad("P_k has %d entries for K = %d workers", len(m.Pk), m.K)
-	case !(m.N0 >= 0) || math.IsInf(m.N0, 0):
-		return nil, nil, bad("N0 = %v, want a finite number ≥ 0", m.N0)
-	case !(m.Power > 0) || math.IsInf(m.Power, 0):
-		return nil, nil, bad("P = %v, want a positive finite number", m.Power)
+	case c.SNRdB < experiment.MinSNRdB || c.SNRdB > experiment.MaxSNRdB:
+		return fmt.Errorf("--snr %v dB: must be in [%v, %v] dB (the noise variance N0 = P/(m_r·10^(SNR/10)) leaves floating point far outside it)", c.SNRdB, experiment.MinSNRdB, experiment.MaxSNRdB)
+	case c.Power < experiment.MinPower || c.Power > experiment.MaxPower:
+		return fmt.Errorf("--power %v: must be in [%v, %v] (only its ratio to N0, the SNR, matters to the schemes)", c.Power, experiment.MinPower, experiment.MaxPower)
 	}
-	for k, p := range m.Pk {
-		if !(p > 0) || math.IsInf(p, 0) {
-			return nil, nil, bad("P_k of worker %d = %v, want a positive finite number", k+1, p)
-		}
+	return nil
+}
+
+// checkTransmitSize refuses, before anything is sent, a link whose received
+// dimension m_r = l·d exceeds experiment.MaxMr (as the experiments do) or
+// whose signals cannot fit in memory: K streams (OMA) or one (NOMA) of S×m_r,
+// and the m_r×m_t channel draw with its Gram matrix.
+func checkTransmitSize(c channel.Config, k, s, d int) error {
+	if c.Repetition > experiment.MaxMr/d {
+		return fmt.Errorf("--repetition %d with d = %d: m_r = l·d = %.0f received dimensions, more than %d (the channel draws are m_r×m_t matrices, their memory and time grow as m_r²)",
+			c.Repetition, d, float64(c.Repetition)*float64(d), experiment.MaxMr)
 	}
+	mr, mt := c.Dims(d)
 	streams := 1
-	if acc == channel.OMA {
-		streams = m.K
+	if c.Access == channel.OMA {
+		streams = k
 	}
-	if len(m.Signals) != streams {
-		return nil, nil, bad("%d signal files listed, want %d under %s", len(m.Signals), streams, acc)
-	}
-	rx := &channel.Received{Access: acc, K: m.K, S: m.S, D: m.D, Mr: m.Mr, L: m.Repetition, Pk: m.Pk, N0: m.N0, Power: m.Power}
-	for _, name := range m.Signals {
-		file := name
-		if !filepath.IsAbs(file) {
-			file = filepath.Join(filepath.Dir(path), name)
-		}
-		y, err := readMatrix(file, "received-signal")
-		if err != nil {
-			return nil, nil, err
-		}
-		if r, c := y.Dims(); r != m.S || c != m.Mr {
-			return nil, nil, fmt.Errorf("received-signal file %s is %d×%d, but %s says S×m_r = %d×%d", file, r, c, path, m.S, m.Mr)
-		}
-		rx.Y = append(rx.Y, y)
-	}
-	return rx, &m, nil
+	need := memlimit.Floats(streams, s, mr) + memlimit.Floats(mr, mt+2*mr)
+	return memlimit.Check(fmt.Sprintf("transmit: %d signal stream(s) of S×m_r = %d×%d", streams, s, mr), need)
+}
+
+// loadReceived reads what `wcmc transmit` wrote: the sidecar at path (a
+// link.json, or a directory holding one) and the signal files it lists,
+// checking that they agree (channel.LoadReceived).
+func loadReceived(path string) (*channel.Received, channel.Link, error) {
+	return channel.LoadReceived(path, func(p string) (*mat.Dense, error) { return readMatrix(p, "received-signal") })
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -27,5 +29,25 @@ func TestWrite(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Fatalf("%d files left in the directory", len(entries))
+	}
+}
+
+func TestRemoveStaleNames(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{".a.csv.tmp12", ".a.png.tmp3", ".a.csv.tmpx", "a.csv.tmp4", ".ab.csv.tmp5", ".b.csv.tmp6", ".a.csv"} {
+		os.WriteFile(filepath.Join(dir, n), nil, 0o644)
+	}
+	removed, err := RemoveStale(dir, func(n string) bool { return strings.HasPrefix(n, "a.") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range removed {
+		removed[i] = filepath.Base(removed[i])
+	}
+	if want := []string{".a.csv.tmp12", ".a.png.tmp3"}; !slices.Equal(removed, want) {
+		t.Errorf("removed %v, want %v", removed, want)
+	}
+	if r, err := RemoveStale(filepath.Join(dir, "none"), func(string) bool { return true }); err != nil || r != nil {
+		t.Errorf("missing directory: %v, %v", r, err)
 	}
 }

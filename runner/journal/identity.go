@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"wcmc/internal/atomicfile"
@@ -41,15 +44,13 @@ func IdentityOf(p *runner.Plan, s runner.Shard, shardTasks int, start time.Time)
 
 // Mismatch lists how the recorded identity differs from the plan's run in
 // what determines the results: experiment, parameters (compared by value:
-// "1e1" equals "10"), seed and trials. The version, shard and start time
-// are not compared. An empty list means the same run.
+// "1e1" equals "10"), seed and trials. The version, file format, shard and
+// start time are not compared (see CheckVersions). An empty list means the
+// same run.
 func (id Identity) Mismatch(p *runner.Plan) []string {
 	var out []string
 	if id.Experiment != p.Spec.ID {
 		return []string{fmt.Sprintf("experiment %s, not %s", id.Experiment, p.Spec.ID)}
-	}
-	if id.Format != Format {
-		out = append(out, fmt.Sprintf("journal format %d, not %d", id.Format, Format))
 	}
 	if id.Seed != p.Seed {
 		out = append(out, fmt.Sprintf("seed %d, not %d", id.Seed, p.Seed))
@@ -121,6 +122,10 @@ func parseIdentity(data []byte, path string) (Identity, error) {
 	if id.Experiment == "" || id.Format < 1 {
 		return Identity{}, fmt.Errorf("%s: not a wcmc run identity (no experiment or format)", path)
 	}
+	if id.Format > Format {
+		return Identity{}, fmt.Errorf("%s: journal format %d, written by a newer wcmc (%s); this wcmc (%s) reads formats 1 to %d: use the newer one",
+			path, id.Format, id.Version, runner.Version, Format)
+	}
 	if err := id.Shard.Check(); err != nil {
 		return Identity{}, fmt.Errorf("%s: %w", path, err)
 	}
@@ -141,4 +146,29 @@ func writeIdentity(path string, id Identity) error {
 		_, err := w.Write(data)
 		return err
 	})
+}
+
+// CheckVersions compares the wcmc versions that computed the journaled
+// runs ids (named by where) with each other and with this one
+// (runner.Version), and returns nil when they agree. Results of another
+// version may differ (a changed scheme, a fixed bug), and a merged or
+// resumed run would hide that under this version's name, so callers refuse
+// a difference unless forced, and then warn with the error's text.
+func CheckVersions(ids []Identity, where []string) error {
+	byVersion := map[string][]string{}
+	for i, id := range ids {
+		byVersion[id.Version] = append(byVersion[id.Version], where[i])
+	}
+	if len(byVersion) == 1 && ids[0].Version == runner.Version {
+		return nil
+	}
+	var parts []string
+	for _, v := range slices.Sorted(maps.Keys(byVersion)) {
+		parts = append(parts, fmt.Sprintf("wcmc %s (%s)", v, strings.Join(byVersion[v], ", ")))
+	}
+	what := "computed by " + strings.Join(parts, " and ")
+	if len(byVersion) > 1 {
+		return fmt.Errorf("tasks %s: another version may give other results, and one run would then mix them", what)
+	}
+	return fmt.Errorf("tasks %s, but this is wcmc %s: its results may differ, and the files written would record wcmc %s", what, runner.Version, runner.Version)
 }

@@ -11,15 +11,20 @@
 //   - ID.run.json, the Identity of the run, written (atomically) before
 //     any task runs;
 //   - ID.journal.jsonl, one JSON line per finished task (a TaskResult and
-//     the time it finished), appended and fsynced as each task finishes.
+//     the time it finished), appended and fsynced as each task finishes,
+//     ending with a checksum of the line (format 2; see Record.Sum).
 //
 // A process killed at any instant leaves at worst a torn last line, which
-// readers detect and ignore; every complete line is a finished task.
+// readers detect and ignore; every complete line is a finished task. A line
+// whose checksum does not match its content was edited or damaged, and is
+// refused wherever it is.
 package journal
 
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,8 +38,11 @@ import (
 	"wcmc/runner"
 )
 
-// Format is the version of the journal and identity file format.
-const Format = 1
+// Format is the version of the journal and identity file format written:
+// 2 since journal lines carry a checksum (Record.Sum). Format 1 journals,
+// whose lines have none, are still read (and resumed, new lines getting
+// checksums); a format-2 journal line without a checksum is refused.
+const Format = 2
 
 // Path and IdentityPath return the paths of the journal and the run
 // identity of experiment id in dir.
@@ -48,6 +56,64 @@ type Record struct {
 	runner.TaskResult
 	Done  time.Time `json:"done"`
 	Began time.Time `json:"began,omitzero"`
+	// Sum is the checksum of the line: the first 8 bytes of the SHA-256 of
+	// the line as written without its "sum" field, in hex. Written last on
+	// the line; absent in format-1 journals.
+	Sum string `json:"sum,omitempty"`
+}
+
+// ErrChecksum is wrapped by the error of a journal line whose content does
+// not match its checksum: it was edited or damaged after it was written.
+var ErrChecksum = errors.New("checksum mismatch")
+
+// lineSum is the checksum of body, a record's JSON without its sum.
+func lineSum(body []byte) string {
+	h := sha256.Sum256(body)
+	return hex.EncodeToString(h[:8])
+}
+
+// sumSuffix is how a line written by encodeRecord ends.
+func sumSuffix(sum string) string { return `,"sum":"` + sum + `"}` }
+
+// encodeRecord writes r as one JSON line (without the newline) ending with
+// its checksum.
+func encodeRecord(r Record) ([]byte, error) {
+	r.Sum = ""
+	body, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	return append(body[:len(body)-1], sumSuffix(lineSum(body))...), nil
+}
+
+// verifySum checks the checksum of a parsed line, if it has one.
+func verifySum(text []byte, rec Record) error {
+	if rec.Sum == "" {
+		return nil
+	}
+	suffix := sumSuffix(rec.Sum)
+	if !bytes.HasSuffix(text, []byte(suffix)) {
+		return fmt.Errorf("%w: the \"sum\" field is not where wcmc writes it (the line was rewritten)", ErrChecksum)
+	}
+	body := append(slices.Clone(text[:len(text)-len(suffix)]), '}')
+	if got := lineSum(body); got != rec.Sum {
+		return fmt.Errorf("%w: the line's content has checksum %s, the line says %s (edited or damaged after it was written)", ErrChecksum, got, rec.Sum)
+	}
+	return nil
+}
+
+// checkSums refuses, in a journal of the given format, records that carry
+// no checksum although the format requires one.
+func checkSums(c Contents, format int, path string) error {
+	if format < 2 {
+		return nil
+	}
+	for i, r := range c.Records {
+		if r.Sum == "" {
+			return fmt.Errorf("journal %s, record %d: no checksum, but the journal is of format %d, whose every line has one (the line was edited)", path, i+1, format)
+		}
+	}
+	return nil
 }
 
 // sessionsTime is the time the sessions behind records spent computing:
@@ -90,8 +156,9 @@ const maxLine = 256 << 20
 
 // Read parses a journal: one JSON Record per line. The last line may be
 // torn (cut short by a crash: no newline, or not valid JSON); it is
-// reported in Torn and ignored. Any other line that is not a valid record
-// is an error naming the line. Records are not checked against a run; see
+// reported in Torn and ignored. Any other line that is not a valid record,
+// and any line whose checksum does not match (ErrChecksum), is an error
+// naming the line. Records are not checked against a run; see
 // runner.Plan.CheckRecord.
 func Read(r io.Reader) (Contents, error) {
 	var out Contents
@@ -115,6 +182,8 @@ func Read(r io.Reader) (Contents, error) {
 		complete := err == nil // ends with a newline
 		rec, perr := parseRecord(text)
 		switch {
+		case errors.Is(perr, ErrChecksum):
+			return out, fmt.Errorf("journal line %d: %w", line, perr)
 		case perr == nil && complete:
 			out.Records = append(out.Records, rec)
 			out.Valid += int64(len(text)) + 1
@@ -176,6 +245,9 @@ func parseRecord(text []byte) (Record, error) {
 	if rec.Done.IsZero() {
 		return Record{}, errors.New("no finishing time")
 	}
+	if err := verifySum(text, rec); err != nil {
+		return Record{}, err
+	}
 	return rec, nil
 }
 
@@ -188,11 +260,28 @@ type file struct {
 	// earlier is the computing time of the sessions whose records the
 	// journal already held (see sessionsTime).
 	earlier time.Duration
+	// created lists what this session created for a run with no finished
+	// task (identity, journal, directory), removed by discard.
+	created []string
+}
+
+// discard closes the journal of a run that finished no task and removes
+// the files (and directory) its session created for it, so that a run
+// that failed in its setup leaves nothing behind.
+func (j *file) discard() {
+	if j.n > 0 {
+		return
+	}
+	j.Close()
+	for _, p := range j.created {
+		os.Remove(p) // a directory only if empty
+	}
+	j.created = nil
 }
 
 // Append writes r as one line and syncs it to disk before returning.
 func (j *file) Append(r runner.TaskResult) error {
-	line, err := json.Marshal(Record{TaskResult: r, Done: time.Now().UTC(), Began: j.began})
+	line, err := encodeRecord(Record{TaskResult: r, Done: time.Now().UTC(), Began: j.began})
 	if err != nil {
 		return fmt.Errorf("journal %s: task %s trial %d: %w", j.path, runner.FormatX(r.X), r.Trial, err)
 	}

@@ -7,7 +7,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -268,11 +270,19 @@ func TestJournalDamage(t *testing.T) {
 		t.Errorf("no identity: %v", err)
 	}
 
-	// A record of another sweep point, or a task twice, is refused.
+	// A record of another sweep point, or a task twice, is refused (the
+	// edited lines resealed with a valid checksum, to reach those checks);
+	// an edit that is not resealed fails its checksum, and a line without
+	// one does not pass in a format-2 journal.
+	noSum := regexp.MustCompile(`,"sum":"[0-9a-f]+"}`)
 	for name, edit := range map[string]func(string) string{
-		"of the sweep is": func(l string) string { return strings.Replace(l, `"x":1,`, `"x":1.5,`, 1) },
+		"of the sweep is": func(l string) string { return reseal(strings.Replace(l, `"x":1,`, `"x":1.5,`, 1)) },
 		"recorded twice":  func(l string) string { return l + l },
-		"not in":          func(l string) string { return strings.Replace(l, `"scheme":"a"`, `"scheme":"zz"`, 1) },
+		"not in":          func(l string) string { return reseal(strings.Replace(l, `"scheme":"a"`, `"scheme":"zz"`, 1)) },
+		"checksum mismatch": func(l string) string {
+			return strings.Replace(l, `"value":`, `"value":1`, 1)
+		},
+		"record 1: no checksum": func(l string) string { return noSum.ReplaceAllString(l, "}") },
 	} {
 		opts.Dir = t.TempDir()
 		interrupt(t, spec, opts, 2)
@@ -292,7 +302,7 @@ func TestJournalLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	j, _, _, err := open(plan, dir, runner.Shard{}, plan.Tasks, false, nil)
+	j, _, _, err := open(plan, dir, runner.Shard{}, plan.Tasks, Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +404,7 @@ func TestShardsMergeToSingleRun(t *testing.T) {
 				dirs = append(dirs, o.Dir)
 			}
 			slices.Reverse(dirs) // order does not matter
-			got, err := Merge([]runner.Spec{sweeptest.Noise(), spec}, dirs, "")
+			got, err := Merge([]runner.Spec{sweeptest.Noise(), spec}, dirs, MergeOptions{})
 			if err != nil {
 				t.Fatalf("%s %d shards: %v", spec.ID, count, err)
 			}
@@ -418,5 +428,93 @@ func TestNaNRefused(t *testing.T) {
 	_, err := Run(context.Background(), spec, Options{Options: runner.Options{Trials: 2}, Dir: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "x=4 trial 1") || !strings.Contains(err.Error(), `scheme "b"`) || !strings.Contains(err.Error(), "aux = NaN") {
 		t.Errorf("error %v should name the task, scheme and metric", err)
+	}
+}
+
+// reseal replaces the checksum of an edited journal line (with or
+// without its newline) by the checksum of its new content.
+func reseal(line string) string {
+	text, nl := strings.CutSuffix(line, "\n")
+	i := strings.LastIndex(text, `,"sum":"`)
+	body := text[:i] + "}"
+	out := text[:i] + sumSuffix(lineSum([]byte(body)))
+	if nl {
+		out += "\n"
+	}
+	return out
+}
+
+// TestJournalLeftovers: a run whose setup fails leaves no empty journal,
+// identity or directory behind (it left both files before); a shard
+// without a directory is refused (its tasks would be lost); the temporary
+// files of a killed writer of the run's files are removed at the next
+// start, and only those.
+func TestJournalLeftovers(t *testing.T) {
+	spec := sweeptest.Noise()
+	spec.Setup = func(runner.Values, *rand.Rand) (any, error) { return nil, errors.New("no data") }
+	root := t.TempDir()
+	for _, dir := range []string{filepath.Join(root, "new", "deep"), root} {
+		_, err := Run(context.Background(), spec, Options{Options: runner.Options{Trials: 1}, Dir: dir})
+		if err == nil || !strings.Contains(err.Error(), "no data") {
+			t.Fatalf("failing setup: %v", err)
+		}
+		for _, p := range []string{Path(dir, "noise"), IdentityPath(dir, "noise")} {
+			if _, err := os.Stat(p); err == nil {
+				t.Errorf("a failed setup left %s", p)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "new")); err == nil {
+		t.Error("a failed setup left the directory it created")
+	}
+	if _, err := os.Stat(root); err != nil {
+		t.Error("a failed setup removed a directory it did not create")
+	}
+
+	_, err := Run(context.Background(), sweeptest.Noise(), Options{Options: runner.Options{Trials: 1, Shard: runner.Shard{Index: 0, Count: 2}}})
+	if err == nil || !strings.Contains(err.Error(), "needs a directory") {
+		t.Errorf("shard without a directory: %v", err)
+	}
+
+	dir := t.TempDir()
+	stale := []string{".noise.csv.tmp123", ".noise.png.tmp9", ".noise.run.json.tmp4"}
+	keep := []string{".noise-2.csv.tmp5", ".other.csv.tmp6", "noise.csv.tmp7"}
+	for _, n := range append(slices.Clone(stale), keep...) {
+		os.WriteFile(filepath.Join(dir, n), []byte("half"), 0o644)
+	}
+	var log strings.Builder
+	mustRun(t, sweeptest.Noise(), Options{Options: runner.Options{Trials: 1, Progress: &log}, Dir: dir})
+	for _, n := range stale {
+		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+			t.Errorf("stale %s not removed", n)
+		}
+		if !strings.Contains(log.String(), "removed "+filepath.Join(dir, n)) {
+			t.Errorf("log does not name %s:\n%s", n, log.String())
+		}
+	}
+	for _, n := range keep {
+		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
+			t.Errorf("%s, not a temporary file of this run's, was removed", n)
+		}
+	}
+}
+
+// TestJournalResumeOtherVersion: a journal started by another wcmc version
+// is not resumed (it was, with a warning), unless forced.
+func TestJournalResumeOtherVersion(t *testing.T) {
+	spec := sweeptest.Noise()
+	opts := Options{Options: runner.Options{Seed: 1, Trials: 3, Workers: 1}, Dir: t.TempDir()}
+	want := reference(t, spec, opts)
+	interrupt(t, spec, opts, 2)
+	setIdentity(t, opts.Dir, `"version": "`+runner.Version+`"`, `"version": "v0.9"`)
+	opts.Resume = true
+	if _, err := Run(context.Background(), spec, opts); err == nil || !strings.Contains(err.Error(), "cannot resume: tasks computed by wcmc v0.9") {
+		t.Fatalf("resume of another version: %v", err)
+	}
+	var log strings.Builder
+	opts.Force, opts.Progress = true, &log
+	sameResult(t, mustRun(t, spec, opts), want)
+	if !strings.Contains(log.String(), "warning: resuming anyway") {
+		t.Errorf("no warning:\n%s", log.String())
 	}
 }

@@ -3,6 +3,7 @@ package journal
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,17 @@ import (
 
 // Shard outputs (see Options.Shard and Options.Dir) are merged from their
 // journals: each shard directory holds ID.run.json and ID.journal.jsonl.
+
+// MergeOptions configure Merge.
+type MergeOptions struct {
+	// Experiment is the ID of the run to merge; "" means the only one the
+	// directories hold.
+	Experiment string
+	// Force merges shards computed by other wcmc versions (see
+	// CheckVersions), writing a warning to Warn.
+	Force bool
+	Warn  io.Writer
+}
 
 // Runs returns the IDs of the journaled runs in dir (the ID of every
 // ID.run.json), sorted.
@@ -38,16 +50,21 @@ func Runs(dir string) ([]string, error) {
 // results.WriteFiles writes the same ID.csv and ID.summary.csv byte for
 // byte.
 //
-// id names the experiment; "" means the only experiment journaled in the
-// directories. specs must contain it. Merge refuses, naming the
-// directories and tasks concerned: a directory given twice or without the
-// experiment's journal; shards that disagree on experiment, parameters,
-// seed or trials (see Identity.Mismatch); a record that is not a task of the
-// run or not of its directory's shard; a task in two directories; and tasks
-// that no directory holds (with the shards they belong to). A torn last
-// line of a journal (a task cut short) is ignored, its task then counted
-// as missing.
-func Merge(specs []runner.Spec, dirs []string, id string) (*runner.Result, error) {
+// opts.Experiment names the experiment; "" means the only experiment
+// journaled in the directories. specs must contain it. Merge refuses,
+// naming the directories and tasks concerned: a directory given twice or
+// without the experiment's journal; shards that disagree on experiment,
+// parameters, seed or trials (see Identity.Mismatch); shards computed by
+// another wcmc version than each other or this one (see CheckVersions;
+// with opts.Force, a warning on opts.Warn instead); a journal line edited
+// or damaged after it was written (its checksum; in a format-1 journal,
+// whose lines have none, only what CheckRecord sees); a record that is not
+// a task of the run or not of its directory's shard; a task in two
+// directories; and tasks that no directory holds (with the shards they
+// belong to). A torn last line of a journal (a task cut short) is ignored,
+// its task then counted as missing.
+func Merge(specs []runner.Spec, dirs []string, opts MergeOptions) (*runner.Result, error) {
+	id := opts.Experiment
 	if len(dirs) == 0 {
 		return nil, errors.New("merge: no shard directories given")
 	}
@@ -104,6 +121,14 @@ func Merge(specs []runner.Spec, dirs []string, id string) (*runner.Result, error
 				dirs[i], ids[i].Shard, dirs[0], ids[0].Shard, joinDiff(diff))
 		}
 	}
+	if err := CheckVersions(ids, dirs); err != nil {
+		if !opts.Force {
+			return nil, fmt.Errorf("merge: %w; rerun the shards with one version and merge with it, or force the merge", err)
+		}
+		if opts.Warn != nil {
+			fmt.Fprintf(opts.Warn, "warning: merging anyway: %v\n", err)
+		}
+	}
 
 	from := map[runner.TaskKey]int{} // task → index of the directory holding it
 	var (
@@ -115,6 +140,9 @@ func Merge(specs []runner.Spec, dirs []string, id string) (*runner.Result, error
 	for i, d := range dirs {
 		data, err := readFile(Path(d, id))
 		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		if err := checkSums(data, ids[i].Format, Path(d, id)); err != nil {
 			return nil, fmt.Errorf("merge: %w", err)
 		}
 		sh := ids[i].Shard.Canonical()

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -27,7 +28,7 @@ func TestMergeRefusals(t *testing.T) {
 	specs := []runner.Spec{spec, sweeptest.Walk()}
 	opts := runner.Options{Seed: 3, Trials: 4, Workers: 2, Sets: []string{"n=2"}}
 	dirs := shardDirs(t, spec, opts, 3)
-	if _, err := Merge(specs, dirs, ""); err != nil {
+	if _, err := Merge(specs, dirs, MergeOptions{}); err != nil {
 		t.Fatalf("good shards: %v", err)
 	}
 
@@ -89,7 +90,7 @@ func TestMergeRefusals(t *testing.T) {
 		{"none", nil, "", []string{"no shard directories"}},
 	}
 	for _, c := range cases {
-		_, err := Merge(specs, c.dirs, c.id)
+		_, err := Merge(specs, c.dirs, MergeOptions{Experiment: c.id})
 		if err == nil {
 			t.Errorf("%s: merged", c.name)
 			continue
@@ -105,13 +106,102 @@ func TestMergeRefusals(t *testing.T) {
 	// the spec no longer has.
 	bad := shardDirs(t, spec, opts, 1)[0]
 	os.WriteFile(IdentityPath(bad, "noise"), []byte(`{"experiment":"noise"`), 0o644)
-	if _, err := Merge(specs, []string{bad}, ""); err == nil || !strings.Contains(err.Error(), "not a wcmc run identity") {
+	if _, err := Merge(specs, []string{bad}, MergeOptions{}); err == nil || !strings.Contains(err.Error(), "not a wcmc run identity") {
 		t.Errorf("bad identity: %v", err)
 	}
 	old := shardDirs(t, spec, opts, 1)[0]
 	data, _ := os.ReadFile(IdentityPath(old, "noise"))
 	os.WriteFile(IdentityPath(old, "noise"), []byte(strings.Replace(string(data), `"scale"`, `"scale_old"`, 1)), 0o644)
-	if _, err := Merge(specs, []string{old}, ""); err == nil || !strings.Contains(err.Error(), `no parameter "scale"`) {
+	if _, err := Merge(specs, []string{old}, MergeOptions{}); err == nil || !strings.Contains(err.Error(), `no parameter "scale"`) {
 		t.Errorf("old identity: %v", err)
 	}
+}
+
+// TestMergeVerifiesContent: a journal line with a row deleted or a value
+// edited, or stripped of its checksum, is refused (they merged before
+// journal lines had checksums: n = 11 instead of 12 in the summary); a
+// format-1 journal, whose lines have no checksum, still merges; shards of
+// another wcmc version are refused, or merged with a warning under Force.
+func TestMergeVerifiesContent(t *testing.T) {
+	spec := sweeptest.Noise()
+	specs := []runner.Spec{spec}
+	opts := runner.Options{Seed: 3, Trials: 4, Workers: 2, Sets: []string{"n=2"}}
+	want, err := Merge(specs, shardDirs(t, spec, opts, 2), MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// edited returns fresh shards with line 2 of shard 1 edited.
+	edited := func(edit func(string) string) []string {
+		dirs := shardDirs(t, spec, opts, 2)
+		lines := journalLines(t, dirs[1], "noise")
+		lines[1] = edit(lines[1])
+		os.WriteFile(Path(dirs[1], "noise"), []byte(strings.Join(lines, "")), 0o644)
+		return dirs
+	}
+	firstRow := regexp.MustCompile(`\{"scheme":"[^"]*","metric":"[^"]*","value":[^}]*\},`)
+	value := regexp.MustCompile(`"value":[-0-9.e]+`)
+	sum := regexp.MustCompile(`,"sum":"[0-9a-f]+"\}`)
+	for name, c := range map[string]struct {
+		edit func(string) string
+		want []string
+	}{
+		"row deleted":  {func(l string) string { return firstRow.ReplaceAllString(l, "") }, []string{"journal line 2", "checksum mismatch"}},
+		"value edited": {func(l string) string { return value.ReplaceAllString(l, `"value":0.5`) }, []string{"journal line 2", "checksum mismatch"}},
+		"sum removed":  {func(l string) string { return sum.ReplaceAllString(l, "}") }, []string{"record 2: no checksum", "format 2"}},
+	} {
+		dirs := edited(c.edit)
+		_, err := Merge(specs, dirs, MergeOptions{})
+		if err == nil {
+			t.Errorf("%s: merged", name)
+			continue
+		}
+		for _, w := range append(c.want, Path(dirs[1], "noise")) {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q should mention %q", name, err, w)
+			}
+		}
+	}
+
+	// A format-1 journal (written before checksums) merges as before.
+	dirs := shardDirs(t, spec, opts, 2)
+	for _, d := range dirs {
+		data, _ := os.ReadFile(Path(d, "noise"))
+		os.WriteFile(Path(d, "noise"), sum.ReplaceAll(data, []byte("}")), 0o644)
+		setIdentity(t, d, `"format": 2`, `"format": 1`)
+	}
+	got, err := Merge(specs, dirs, MergeOptions{})
+	if err != nil {
+		t.Fatalf("format-1 journals: %v", err)
+	}
+	sameResult(t, got, want)
+
+	// Shards of another version.
+	dirs = shardDirs(t, spec, opts, 2)
+	setIdentity(t, dirs[0], `"version": "`+runner.Version+`"`, `"version": "v0.9"`)
+	_, err = Merge(specs, dirs, MergeOptions{})
+	for _, w := range []string{"wcmc v0.9 (" + dirs[0] + ")", "wcmc " + runner.Version + " (" + dirs[1] + ")", "mix", "force"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("mixed versions: error %v should mention %q", err, w)
+		}
+	}
+	var warn strings.Builder
+	got, err = Merge(specs, dirs, MergeOptions{Force: true, Warn: &warn})
+	if err != nil || !strings.Contains(warn.String(), "warning: merging anyway") {
+		t.Fatalf("forced: %v, warning %q", err, warn.String())
+	}
+	sameResult(t, got, want)
+	setIdentity(t, dirs[1], `"version": "`+runner.Version+`"`, `"version": "v0.9"`)
+	if _, err := Merge(specs, dirs, MergeOptions{}); err == nil || !strings.Contains(err.Error(), "but this is wcmc "+runner.Version) {
+		t.Errorf("shards of one other version: %v", err)
+	}
+}
+
+// setIdentity replaces old by new in the identity file of noise in dir.
+func setIdentity(t *testing.T, dir, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(IdentityPath(dir, "noise"))
+	if err != nil || !strings.Contains(string(data), old) {
+		t.Fatalf("identity in %s: %v, no %s in\n%s", dir, err, old, data)
+	}
+	os.WriteFile(IdentityPath(dir, "noise"), []byte(strings.Replace(string(data), old, new, 1)), 0o644)
 }

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
+	"wcmc/internal/atomicfile"
 	"wcmc/runner"
 )
 
@@ -25,6 +28,9 @@ type Interrupted struct {
 }
 
 func (e *Interrupted) Error() string {
+	if e.Done == 0 {
+		return fmt.Sprintf("interrupted before any of the %d tasks finished: nothing was saved", e.Total)
+	}
 	return fmt.Sprintf("interrupted: %d of %d tasks finished, saved in %s", e.Done, e.Total, e.Journal)
 }
 
@@ -40,12 +46,20 @@ type Options struct {
 	// so that a run killed at any instant loses no finished task. Without
 	// Resume, a journal already holding finished tasks is refused
 	// (ErrUnfinished), never overwritten; one process at a time may write
-	// a journal. An empty Dir runs without a journal (runner.Run).
+	// a journal. A run that ends with no task journaled (its setup failed,
+	// or it was stopped before a task finished) removes the journal and
+	// identity again. An empty Dir runs without a journal (runner.Run); a
+	// shard of a run (Options.Shard) needs one, since its tasks are kept
+	// nowhere else.
 	Dir string
 	// Resume continues the run journaled in Dir: its finished tasks are
 	// kept and only the others run. The parameters, seed, trials and shard
-	// must be those of the journaled run.
+	// must be those of the journaled run, and so must the wcmc version
+	// unless Force.
 	Resume bool
+	// Force resumes a journal started by another wcmc version (see
+	// CheckVersions), with a warning on Progress.
+	Force bool
 }
 
 // Run is runner.Run with every finished task journaled in opts.Dir as it
@@ -63,12 +77,15 @@ func Run(ctx context.Context, spec runner.Spec, opts Options) (*runner.Result, e
 		return nil, err
 	}
 	if opts.Dir == "" {
-		if opts.Resume {
+		switch {
+		case opts.Resume:
 			return nil, errors.New("resuming needs the directory of the run's journal (Options.Dir)")
+		case !opts.Shard.Whole():
+			return nil, fmt.Errorf("shard %s of %s: a shard's tasks are kept only in its journal, so it needs a directory (Options.Dir)", opts.Shard, spec.ID)
 		}
 		return runner.Run(ctx, spec, opts.Options)
 	}
-	j, done, start, err := open(plan, opts.Dir, opts.Shard, keys, opts.Resume, opts.Progress)
+	j, done, start, err := open(plan, opts.Dir, opts.Shard, keys, opts, opts.Progress)
 	if err != nil {
 		return nil, fmt.Errorf("experiment %s: %w", spec.ID, err)
 	}
@@ -87,6 +104,9 @@ func Run(ctx context.Context, spec runner.Spec, opts Options) (*runner.Result, e
 	tasks, err := plan.Compute(ctx, remaining(keys, done), ro)
 	if err != nil {
 		saved := len(done) + j.n
+		if saved == 0 {
+			j.discard()
+		}
 		if ctx.Err() != nil {
 			return nil, &Interrupted{Journal: j.Path(), Done: saved, Total: len(keys), Err: err}
 		}
@@ -102,15 +122,20 @@ func Run(ctx context.Context, spec runner.Spec, opts Options) (*runner.Result, e
 
 // open prepares dir to journal the tasks keys of shard s of the plan's
 // run and returns the journal, ready to append, with the records already
-// in it and the run's start time.
+// in it and the run's start time. It first removes the temporary files
+// that a killed process left while writing the run's files (the journal's
+// lock makes this process their only writer).
 //
 // A fresh run (resume false) refuses a journal holding finished tasks
 // (ErrUnfinished); otherwise it writes the run's identity and starts an
 // empty journal. A resumed run requires the recorded identity to match the
-// plan (see Identity.Mismatch) and the same shard, checks every record (see
-// runner.Plan.CheckRecord; a record outside the shard or twice is an error), and drops
-// a torn last line. Without a journal to resume it starts afresh.
-func open(p *runner.Plan, dir string, s runner.Shard, keys []runner.TaskKey, resume bool, log io.Writer) (*file, []runner.TaskResult, time.Time, error) {
+// plan (see Identity.Mismatch), the same shard and the same version (see
+// CheckVersions; with opts.Force a warning), checks every record (see
+// runner.Plan.CheckRecord, and its checksum; a record outside the shard or
+// twice is an error), and drops a torn last line. Without a journal to
+// resume it starts afresh.
+func open(p *runner.Plan, dir string, s runner.Shard, keys []runner.TaskKey, opts Options, log io.Writer) (*file, []runner.TaskResult, time.Time, error) {
+	resume := opts.Resume
 	fail := func(err error) (*file, []runner.TaskResult, time.Time, error) { return nil, nil, time.Time{}, err }
 	say := func(format string, args ...any) {
 		if log != nil {
@@ -118,10 +143,13 @@ func open(p *runner.Plan, dir string, s runner.Shard, keys []runner.TaskKey, res
 		}
 	}
 	s = s.Canonical()
+	madeDirs := missingDirs(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fail(err)
 	}
 	jpath, ipath := Path(dir, p.Spec.ID), IdentityPath(dir, p.Spec.ID)
+	_, statErr := os.Stat(jpath)
+	madeJournal := errors.Is(statErr, os.ErrNotExist)
 	f, err := os.OpenFile(jpath, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return fail(err)
@@ -134,6 +162,13 @@ func open(p *runner.Plan, dir string, s runner.Shard, keys []runner.TaskKey, res
 	}()
 	if err := lockFile(f); err != nil {
 		return fail(fmt.Errorf("%s is in use by another wcmc process (%v); give each run its own --out directory", jpath, err))
+	}
+	stale, err := atomicfile.RemoveStale(dir, func(name string) bool { return strings.HasPrefix(name, p.Spec.ID+".") })
+	if err != nil {
+		return fail(fmt.Errorf("removing the temporary files of an earlier, killed run: %w", err))
+	}
+	for _, name := range stale {
+		say("removed %s, left by an earlier process killed while writing it", name)
 	}
 	data, err := Read(f)
 	if err != nil {
@@ -172,8 +207,14 @@ func open(p *runner.Plan, dir string, s runner.Shard, keys []runner.TaskKey, res
 		if id.Shard.Canonical() != s {
 			return fail(fmt.Errorf("cannot resume %s: it is the journal of shard %s, not %s", jpath, id.Shard, s))
 		}
-		if id.Version != runner.Version {
-			say("warning: %s was started by wcmc %s; this is wcmc %s", jpath, id.Version, runner.Version)
+		if err := CheckVersions([]Identity{id}, []string{jpath}); err != nil {
+			if !opts.Force {
+				return fail(fmt.Errorf("cannot resume: %w; start the run afresh in another directory, or force the resume", err))
+			}
+			say("warning: resuming anyway: %v", err)
+		}
+		if err := checkSums(data, id.Format, jpath); err != nil {
+			return fail(err)
 		}
 		want := make(map[runner.TaskKey]bool, len(keys))
 		for _, k := range keys {
@@ -220,7 +261,30 @@ func open(p *runner.Plan, dir string, s runner.Shard, keys []runner.TaskKey, res
 	}
 	syncDir(dir)
 	ok = true
-	return &file{f: f, path: jpath, began: began, earlier: earlier}, done, start, nil
+	j := &file{f: f, path: jpath, began: began, earlier: earlier}
+	if len(done) == 0 {
+		j.created = []string{ipath}
+		if madeJournal {
+			j.created = append(j.created, jpath)
+		}
+		j.created = append(j.created, madeDirs...)
+	}
+	return j, done, start, nil
+}
+
+// missingDirs returns dir and its ancestors that do not exist, deepest
+// first.
+func missingDirs(dir string) []string {
+	var out []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
+			return out
+		}
+		out = append(out, d)
+		if filepath.Dir(d) == d {
+			return out
+		}
+	}
 }
 
 func joinDiff(diff []string) string {

@@ -1,15 +1,166 @@
 package results
 
 import (
+	"fmt"
+	"math"
 	"slices"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"wcmc/figure"
 	"wcmc/runner"
+	"wcmc/scheme"
 )
 
-// FigureBase returns the file name, without extension, of the figure of
-// metric: ID for the main metric (the first of Spec.Metrics), ID.<metric>
-// for the others. WriteFiles writes FigureBase + ".png" and ".svg".
+// Band selects what the shaded band around each mean shows.
+type Band int
+
+const (
+	// BandCI is the 95% confidence interval of the mean over the trials,
+	// mean ± t_{0.975, n−1} s/√n (Student t, s the sample standard
+	// deviation); none at a point with fewer than two trials.
+	BandCI Band = iota
+	// BandSpread is the spread of the trials: their empirical 5% and 95%
+	// quantiles (the q05 and q95 of ID.summary.csv).
+	BandSpread
+)
+
+// Bands names the bands as ParseBand reads them.
+var Bands = []string{"ci", "spread"}
+
+// ParseBand reads a band's name: "ci" or "spread".
+func ParseBand(s string) (Band, error) {
+	for i, n := range Bands {
+		if s == n {
+			return Band(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown band %q (known: %s)", s, strings.Join(Bands, ", "))
+}
+
+func (b Band) String() string { return Bands[b] }
+
+// describe says what the band shows, for a caption.
+func (b Band) describe() string {
+	if b == BandSpread {
+		return "5–95% range of the trials"
+	}
+	return "95% confidence interval of the mean"
+}
+
+// Options are the choices a figure leaves to its reader.
+type Options struct {
+	Band Band // the band around each mean; BandCI when zero
+}
+
+// ciLevel is the coverage of BandCI.
+const ciLevel = 0.95
+
+// interval returns the band of a summary row.
+func (b Band) interval(r SummaryRow) (lo, hi float64) {
+	if b == BandSpread {
+		return r.Q05, r.Q95
+	}
+	if r.N < 2 {
+		return math.NaN(), math.NaN() // no band
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(r.N - 1)}.Quantile(1 - (1-ciLevel)/2)
+	h := t * r.SD / math.Sqrt(float64(r.N))
+	return r.Mean - h, r.Mean + h
+}
+
+// paperNames are the schemes' names in the paper's figures.
+var paperNames = map[string]string{
+	scheme.GCMC:       "GCMC",
+	scheme.WGCMCOMA:   "WGCMC-OMA",
+	scheme.WGCMCNOMA:  "WGCMC-NOMA",
+	scheme.WVCMCOMA:   "WVCMC-OMA",
+	scheme.WVCMCNOMA:  "WVCMC-NOMA",
+	scheme.Noiseless:  "GCMC, noiseless channel",
+	scheme.BestSingle: "best single worker",
+	scheme.SGLD:       "SGLD",
+}
+
+// protocolNames are the protocols' short names in legends.
+var protocolNames = map[scheme.Protocol]string{
+	scheme.Paper:     "paper SGD",
+	scheme.Converged: "converged",
+	scheme.Default:   "default",
+}
+
+// ProtocolDescription says what a protocol does, in a sentence's words.
+func ProtocolDescription(p scheme.Protocol) string {
+	switch p {
+	case scheme.Paper:
+		return "the paper's SGD (its step η and t_m iterations, no holdout)"
+	case scheme.Converged:
+		return "an optimiser run to a stationary point of the in-sample objective (no holdout)"
+	}
+	return "the experiment's optimiser setting (L-BFGS with held-out early stopping unless changed)"
+}
+
+// SchemeLabel returns the name of a result's scheme as the paper writes it,
+// with the protocol of a variational scheme run under one other than the
+// default: "wgcmc-oma" → "WGCMC-OMA", "wvcmc-oma.paper" → "WVCMC-OMA (paper
+// SGD)". An unknown name is returned as it is.
+func SchemeLabel(name string) string {
+	base, p, ok := scheme.Split(name)
+	if !ok {
+		return name
+	}
+	label, known := paperNames[base]
+	if !known {
+		label = base
+	}
+	if p != scheme.Default {
+		label += " (" + protocolNames[p] + ")"
+	}
+	return label
+}
+
+// styleOrder fixes each scheme's line style, whatever the figure it is in:
+// a scheme looks the same in every figure, under every protocol.
+var styleOrder = []string{scheme.GCMC, scheme.WGCMCOMA, scheme.WGCMCNOMA, scheme.WVCMCOMA,
+	scheme.WVCMCNOMA, scheme.Noiseless, scheme.BestSingle, scheme.SGLD}
+
+// styleOf returns the style of a result's scheme, or nil for a scheme of
+// no fixed style.
+func styleOf(name string) *figure.Style {
+	base, _, _ := scheme.Split(name)
+	i := slices.Index(styleOrder, base)
+	if i < 0 {
+		return nil
+	}
+	s := figure.StyleOf(i)
+	return &s
+}
+
+// MetricLabel returns the axis label of metric (Spec.MetricLabel, or the
+// metric's name).
+func MetricLabel(spec runner.Spec, metric string) string {
+	if l := spec.MetricLabel[metric]; l != "" {
+		return l
+	}
+	return metric
+}
+
+// Figure is one figure file of a result: the curves of one metric, with
+// the variational schemes under one protocol.
+type Figure struct {
+	Metric string
+	// Protocol is that of the WVCMC curves; "" when the figure has none.
+	Protocol scheme.Protocol
+	// Main marks the metric's main figure, FigureBase: the default
+	// protocol when it was run, else the first run in scheme.Protocols
+	// order. The other protocols' figures add ".protocol" to the name.
+	Main bool
+	Base string // file name without extension
+}
+
+// FigureBase returns the file name, without extension, of the main figure
+// of metric: ID for the main metric (the first of Spec.Metrics), ID.<metric>
+// for the others.
 func FigureBase(spec runner.Spec, metric string) string {
 	if metric == spec.Metrics[0] {
 		return spec.ID
@@ -17,46 +168,156 @@ func FigureBase(spec runner.Spec, metric string) string {
 	return spec.ID + "." + metric
 }
 
-// Chart builds the figure of one metric from summary rows: one series per
-// scheme (Spec.Schemes order) of the mean with the 5–95% band, on a log y
-// axis unless the metric is in Spec.LinearY.
-func Chart(spec runner.Spec, v runner.Values, summary []SummaryRow, metric string) figure.Chart {
-	title := spec.ID
-	if spec.Figure != "" {
-		title = spec.Figure + ": " + spec.ID
-	}
-	if metric != spec.Metrics[0] {
-		title += " (" + metric + ")"
-	}
-	if spec.Caption != nil {
-		if c := spec.Caption(v); c != "" {
-			title += "\n" + c
+// runProtocols returns the protocols under which some variational scheme
+// has a summary row, in scheme.Protocols order.
+func runProtocols(summary []SummaryRow) []scheme.Protocol {
+	seen := map[scheme.Protocol]bool{}
+	for _, r := range summary {
+		if base, p, ok := scheme.Split(r.Scheme); ok && scheme.IsVariational(base) {
+			seen[p] = true
 		}
 	}
-	ylabel := spec.MetricLabel[metric]
-	if ylabel == "" {
-		ylabel = metric
+	var out []scheme.Protocol
+	for _, p := range scheme.Protocols {
+		if seen[p] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Figures lists the figures of a result, metric by metric (Spec.Metrics
+// order): the main one, holding every scheme that learns no map and the
+// variational schemes under the default protocol (or, without it, the
+// first protocol run), then one per other protocol run, named
+// FigureBase.protocol (e.g. gauss-snr.paper, gauss-snr.err2_fresh.converged).
+// Splitting the protocols keeps a figure to the paper's curves: ten
+// overlapping curves and bands are unreadable.
+func Figures(spec runner.Spec, summary []SummaryRow) []Figure {
+	ps := runProtocols(summary)
+	main := scheme.Default
+	if len(ps) > 0 && !slices.Contains(ps, scheme.Default) {
+		main = ps[0]
+	}
+	var out []Figure
+	for _, m := range spec.Metrics {
+		base := FigureBase(spec, m)
+		if len(ps) == 0 {
+			out = append(out, Figure{Metric: m, Main: true, Base: base})
+			continue
+		}
+		out = append(out, Figure{Metric: m, Protocol: main, Main: true, Base: base})
+		for _, p := range ps {
+			if p != main {
+				out = append(out, Figure{Metric: m, Protocol: p, Base: base + "." + string(p)})
+			}
+		}
+	}
+	return out
+}
+
+// shows reports whether figure f draws the result's scheme name.
+func (f Figure) shows(name string) bool {
+	base, p, ok := scheme.Split(name)
+	if !ok || !scheme.IsVariational(base) {
+		return true
+	}
+	return p == f.Protocol
+}
+
+// Chart builds figure f from summary rows: one series per scheme it shows
+// (Spec.Schemes order), in the paper's names and each scheme's own style,
+// of the mean with the band of opts; on a log y axis unless the metric is
+// in Spec.LinearY; a linear x axis labelled at the swept points. The
+// caption states the settings (Spec.Caption), the protocol of the WVCMC
+// curves and what line and band show.
+func Chart(spec runner.Spec, v runner.Values, summary []SummaryRow, f Figure, opts Options) figure.Chart {
+	title := spec.ID
+	if spec.Figure != "" {
+		title = spec.Figure + " — " + spec.ID
+	}
+	if !f.Main && f.Protocol != "" {
+		title += ", WVCMC: " + protocolNames[f.Protocol]
 	}
 	xlabel := spec.XLabel
 	if xlabel == "" {
 		xlabel = spec.X
 	}
-	c := figure.Chart{Title: title, XLabel: xlabel, YLabel: ylabel, LogX: spec.LogX,
-		LogY: !slices.Contains(spec.LinearY, metric)}
+	c := figure.Chart{Title: title, XLabel: xlabel, YLabel: MetricLabel(spec, f.Metric), LogX: spec.LogX,
+		LogY: !slices.Contains(spec.LinearY, f.Metric)}
+	if !spec.LogX {
+		c.XTicks = v.XList()
+	}
+	minN, maxN := math.MaxInt, 0
+	cut := false // a confidence interval left out for reaching zero
 	for _, s := range spec.Schemes {
-		var ser figure.Series
+		if !f.shows(s) {
+			continue
+		}
+		ser := figure.Series{Name: SchemeLabel(s), Style: styleOf(s)}
 		for _, r := range summary {
-			if r.Scheme == s && r.Metric == metric {
+			if r.Scheme == s && r.Metric == f.Metric {
+				lo, hi := opts.Band.interval(r)
+				if c.LogY && opts.Band == BandCI && lo <= 0 {
+					// An interval reaching zero has no lower edge on a log
+					// axis; drawn to the axis it would swamp the figure.
+					lo, hi = math.NaN(), math.NaN()
+					cut = true
+				}
 				ser.X = append(ser.X, r.X)
 				ser.Mean = append(ser.Mean, r.Mean)
-				ser.Lo = append(ser.Lo, r.Q05)
-				ser.Hi = append(ser.Hi, r.Q95)
+				ser.Lo = append(ser.Lo, lo)
+				ser.Hi = append(ser.Hi, hi)
+				minN, maxN = min(minN, r.N), max(maxN, r.N)
 			}
 		}
 		if len(ser.X) > 0 {
-			ser.Name = s
 			c.Series = append(c.Series, ser)
 		}
 	}
+	var lines []string
+	if spec.Description != "" {
+		lines = append(lines, spec.Description+".")
+	}
+	var last []string
+	if spec.Caption != nil {
+		if s := spec.Caption(v); s != "" {
+			last = append(last, "Settings: "+s+".")
+		}
+	}
+	// The settings name the default protocol's optimiser; say which
+	// protocol the curves follow when there is a choice.
+	if f.Protocol != "" && (f.Protocol != scheme.Default || len(runProtocols(summary)) > 1) {
+		last = append(last, "WVCMC: "+protocolNames[f.Protocol]+" protocol.")
+	}
+	if maxN > 0 {
+		last = append(last, bandCaption(opts.Band, minN, maxN, cut))
+	}
+	if len(last) > 0 {
+		lines = append(lines, strings.Join(last, " "))
+	}
+	c.Caption = strings.Join(lines, "\n")
 	return c
+}
+
+// bandCaption says what the lines and bands of a figure show.
+func bandCaption(b Band, minN, maxN int, cut bool) string {
+	n := fmt.Sprint(minN)
+	if maxN != minN {
+		n = fmt.Sprintf("%d–%d", minN, maxN)
+	}
+	trials := "trials"
+	if maxN == 1 {
+		trials = "trial"
+	}
+	s := fmt.Sprintf("Lines: mean over %s %s per point; bands: %s", n, trials, b.describe())
+	switch {
+	case b == BandCI && minN < 2 && cut:
+		s += " (none at one trial, nor where it reaches zero)"
+	case b == BandCI && minN < 2:
+		s += " (none at one trial)"
+	case cut:
+		s += " (none where it reaches zero)"
+	}
+	return s + "."
 }

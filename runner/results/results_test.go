@@ -204,10 +204,11 @@ func TestSummaryKnownValues(t *testing.T) {
 	res := sweeptest.MustRun(t, spec, runner.Options{Trials: 20, Sets: []string{"x=3"}})
 	got := results.Summarize(res)
 	// Empirical quantile: the smallest value at or above the fraction p of
-	// the 20 values: q05 = 1st value, q95 = 19th value.
+	// the 20 values: q05 = 1st value, q95 = 19th value. The sample variance
+	// of 20 consecutive integers is 20·21/12 = 35.
 	want := []results.SummaryRow{
-		{Scheme: "a", XName: "x", X: 3, Metric: "err", Mean: 10.5, Q05: 1, Q95: 19, N: 20},
-		{Scheme: "b", XName: "x", X: 3, Metric: "err", Mean: 90.5, Q05: 81, Q95: 99, N: 20},
+		{Scheme: "a", XName: "x", X: 3, Metric: "err", Mean: 10.5, SD: math.Sqrt(35), Q05: 1, Q95: 19, N: 20},
+		{Scheme: "b", XName: "x", X: 3, Metric: "err", Mean: 90.5, SD: math.Sqrt(35), Q05: 81, Q95: 99, N: 20},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("summary\n got %+v\nwant %+v", got, want)
@@ -253,7 +254,7 @@ func TestWrite(t *testing.T) {
 	for _, f := range files {
 		names = append(names, filepath.Base(f))
 	}
-	want := []string{"noise.csv", "noise.summary.csv", "noise.png", "noise.svg", "noise.aux.png", "noise.aux.svg", "noise.json"}
+	want := []string{"noise.csv", "noise.summary.csv", "noise.png", "noise.svg", "noise.pdf", "noise.aux.png", "noise.aux.svg", "noise.aux.pdf", "noise.json"}
 	slices.Sort(names)
 	slices.Sort(want)
 	if !slices.Equal(names, want) {

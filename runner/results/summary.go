@@ -10,8 +10,9 @@ import (
 	"wcmc/runner"
 )
 
-// SummaryRow summarises the trials of one (scheme, x, metric): the mean
-// and the empirical 5% and 95% quantiles of the N values.
+// SummaryRow summarises the trials of one (scheme, x, metric): the mean,
+// the sample standard deviation and the empirical 5% and 95% quantiles of
+// the N values.
 type SummaryRow struct {
 	Scheme   string
 	XName    string
@@ -19,6 +20,7 @@ type SummaryRow struct {
 	Point    int // index of X in the sweep list
 	Metric   string
 	Mean     float64
+	SD       float64 // sample standard deviation (n − 1); 0 for one value; not in ID.summary.csv
 	Q05, Q95 float64
 	N        int
 }
@@ -53,11 +55,14 @@ func Summarize(res *runner.Result) []SummaryRow {
 				}
 				row := SummaryRow{Scheme: s, XName: spec.X, X: x, Point: pi, Metric: m, N: len(v)}
 				if slices.ContainsFunc(v, math.IsNaN) {
-					row.Mean, row.Q05, row.Q95 = math.NaN(), math.NaN(), math.NaN()
+					row.Mean, row.SD, row.Q05, row.Q95 = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 				} else {
 					sorted := slices.Clone(v)
 					sort.Float64s(sorted)
 					row.Mean = stat.Mean(v, nil)
+					if len(v) > 1 {
+						row.SD = stat.StdDev(v, nil)
+					}
 					row.Q05 = stat.Quantile(0.05, stat.Empirical, sorted, nil)
 					row.Q95 = stat.Quantile(0.95, stat.Empirical, sorted, nil)
 				}

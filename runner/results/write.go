@@ -47,13 +47,21 @@ func Write(dir string, res *runner.Result) error {
 //     (SummaryHeader, see Summarize);
 //   - ID.json: parameters, seed, trials, version, skip notes, per-task
 //     info, figure warnings, start/end time;
-//   - ID.png, ID.svg: the main metric; ID.<metric>.png/.svg: the others.
+//   - the figures, as PNG, SVG and PDF (see Figures): ID for the main
+//     metric, ID.<metric> for the others, and ID[.<metric>].<protocol> for
+//     WVCMC under each protocol other than the main figure's.
 //
-// Floats are written with strconv 'g' -1 (exact round trip). Every file
+// The figures' bands are 95% confidence intervals of the mean; see
+// WriteFilesWith for the other choice. Floats are written with strconv 'g' -1 (exact round trip). Every file
 // goes through a temporary file renamed into place. A result holding a
 // non-finite value, or only one shard of a run, is refused (see
 // checkWritable) before any file is written.
 func WriteFiles(dir string, res *runner.Result) (files, warnings []string, err error) {
+	return WriteFilesWith(dir, res, Options{})
+}
+
+// WriteFilesWith is WriteFiles with the figures drawn as opts says.
+func WriteFilesWith(dir string, res *runner.Result, opts Options) (files, warnings []string, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, err
 	}
@@ -79,14 +87,18 @@ func WriteFiles(dir string, res *runner.Result) (files, warnings []string, err e
 
 	// Figures before the JSON so that it records their warnings.
 	var figFiles []string
-	for _, m := range res.Spec.Metrics {
-		fs, ws, err := figure.Save(Chart(res.Spec, res.Values, summary, m), filepath.Join(dir, FigureBase(res.Spec, m)))
+	seen := map[string]bool{} // a scheme that learns no map is in every protocol's figure
+	for _, f := range Figures(res.Spec, summary) {
+		fs, ws, err := figure.Save(Chart(res.Spec, res.Values, summary, f, opts), filepath.Join(dir, f.Base))
 		figFiles = append(figFiles, fs...)
 		if err != nil {
 			return append(files, figFiles...), warnings, err
 		}
 		for _, w := range ws {
-			warnings = append(warnings, m+": "+w)
+			if w = f.Metric + ": " + w; !seen[w] {
+				seen[w] = true
+				warnings = append(warnings, w)
+			}
 		}
 	}
 	if err := put(id+".json", func(w io.Writer) error { return writeJSON(w, res, warnings) }); err != nil {

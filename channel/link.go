@@ -1,0 +1,205 @@
+package channel
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// LinkFormat identifies a link.json file; LinkFileName is its name beside
+// the received signals.
+const (
+	LinkFormat   = "wcmc-link/1"
+	LinkFileName = "link.json"
+)
+
+// Link is the sidecar link.json of received signals written to files: what
+// the server knows about the transmission (E_k = √P_k B, N0) and how it was
+// simulated, with the names of the signal files.
+type Link struct {
+	Format     string  `json:"format"`
+	Access     string  `json:"access"`
+	Fading     string  `json:"fading"`
+	Repetition int     `json:"repetition"` // l in B = 1_l ⊗ I_d
+	ExtraTx    int     `json:"extra_tx"`   // m_t − m_r (Rayleigh)
+	Physical   bool    `json:"physical"`
+	Power      float64 `json:"P"`      // transmit power budget
+	SNRdB      float64 `json:"snr_db"` // 10 log10(P/(m_r N0))
+	N0         float64 `json:"N0"`     // noise variance per received symbol
+	// Pk holds P_k of each worker (E_k = √P_k B); under NOMA all equal
+	// min_k P_k.
+	Pk []float64 `json:"P_k"`
+	D  int       `json:"d"`
+	K  int       `json:"K"`
+	S  int       `json:"S"`
+	Mr int       `json:"m_r"`
+	// Signals are the received-signal files relative to the link file: K
+	// files (S×m_r) under OMA, one under NOMA.
+	Signals []string `json:"signals"`
+	Seed    uint64   `json:"seed"`
+	// Samples are the workers' sample files that were sent (provenance).
+	Samples []string `json:"samples"`
+	// TxPower is the measured mean ‖x_k‖² per worker (physical simulation).
+	TxPower []float64 `json:"tx_power,omitempty"`
+}
+
+// NewLink describes rx, sent over cfg with the given seed, its signal
+// files named by SignalNames.
+func NewLink(cfg Config, rx *Received, seed uint64) Link {
+	return Link{
+		Format: LinkFormat, Access: rx.Access.String(), Fading: cfg.Fading.String(),
+		Repetition: cfg.Repetition, ExtraTx: cfg.ExtraTx, Physical: cfg.Physical, Power: cfg.Power, SNRdB: cfg.SNRdB,
+		N0: rx.N0, Pk: rx.Pk, D: rx.D, K: rx.K, S: rx.S, Mr: rx.Mr, Seed: seed, TxPower: rx.TxPower,
+		Signals: SignalNames(rx.Access, rx.Streams()),
+	}
+}
+
+// SignalNames are the file names of the received streams: received-k.npy
+// (k = 1…K) under OMA, received.npy under NOMA.
+func SignalNames(a Access, streams int) []string {
+	if a == NOMA {
+		return []string{"received.npy"}
+	}
+	names := make([]string, streams)
+	for i := range names {
+		names[i] = fmt.Sprintf("received-%d.npy", i+1)
+	}
+	return names
+}
+
+// Encode writes l as indented JSON with a final newline.
+func (l Link) Encode() ([]byte, error) {
+	b, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// ParseLink decodes a link.json and checks that it describes signals the
+// server can use: the format, K, S, d, l ≥ 1, m_r = l·d, one P_k per worker,
+// positive finite P, P_k and N0, and one signal file per stream. Unknown
+// fields are ignored.
+func ParseLink(data []byte) (Link, error) {
+	var l Link
+	if err := json.Unmarshal(data, &l); err != nil {
+		return Link{}, err
+	}
+	if l.Format != LinkFormat {
+		return Link{}, fmt.Errorf("format %q, want %q (not written by wcmc transmit?)", l.Format, LinkFormat)
+	}
+	acc, err := ParseAccess(l.Access)
+	if err != nil {
+		return Link{}, err
+	}
+	positive := func(x float64) bool { return x > 0 && !math.IsInf(x, 0) }
+	switch {
+	case l.K < 1 || l.S < 1 || l.D < 1 || l.Repetition < 1:
+		return Link{}, fmt.Errorf("K = %d, S = %d, d = %d, repetition = %d: all must be ≥ 1", l.K, l.S, l.D, l.Repetition)
+	case l.Mr != l.Repetition*l.D || l.Mr/l.Repetition != l.D:
+		return Link{}, fmt.Errorf("m_r = %d, want repetition·d = %d·%d", l.Mr, l.Repetition, l.D)
+	case len(l.Pk) != l.K:
+		return Link{}, fmt.Errorf("P_k has %d entries for K = %d workers", len(l.Pk), l.K)
+	case !positive(l.N0):
+		return Link{}, fmt.Errorf("N0 = %v, want a positive finite noise variance", l.N0)
+	case !positive(l.Power):
+		return Link{}, fmt.Errorf("P = %v, want a positive finite number", l.Power)
+	}
+	for k, p := range l.Pk {
+		if !positive(p) {
+			return Link{}, fmt.Errorf("P_k of worker %d = %v, want a positive finite number", k+1, p)
+		}
+	}
+	streams := 1
+	if acc == OMA {
+		streams = l.K
+	}
+	if len(l.Signals) != streams {
+		return Link{}, fmt.Errorf("%d signal files listed, want %d under %s", len(l.Signals), streams, acc)
+	}
+	return l, nil
+}
+
+// Received assembles the signals y (one matrix per stream, in the order of
+// l.Signals) into what the server received, checking their shapes; where
+// names the signal files in errors.
+func (l Link) Received(y []*mat.Dense, where []string) (*Received, error) {
+	acc, err := ParseAccess(l.Access)
+	if err != nil {
+		return nil, err
+	}
+	if len(y) != len(l.Signals) {
+		return nil, fmt.Errorf("%d signal matrices for %d files", len(y), len(l.Signals))
+	}
+	for i, m := range y {
+		if r, c := m.Dims(); r != l.S || c != l.Mr {
+			return nil, fmt.Errorf("received-signal file %s is %d×%d, but the link says S×m_r = %d×%d", where[i], r, c, l.S, l.Mr)
+		}
+	}
+	return &Received{Access: acc, K: l.K, S: l.S, D: l.D, Mr: l.Mr, L: l.Repetition, Pk: l.Pk, N0: l.N0, Power: l.Power, Y: y}, nil
+}
+
+// LinkPath returns the link file of path: path itself, or the link.json in
+// it when it is a directory (as wcmc transmit writes it).
+func LinkPath(path string) (string, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("received signals %s do not exist", path)
+	} else if fi.IsDir() {
+		path = filepath.Join(path, LinkFileName)
+	}
+	if filepath.Ext(path) == ".npy" {
+		return "", fmt.Errorf("%s is a signal file: give the directory wcmc transmit wrote (or its %s), which says how the signals were sent", path, LinkFileName)
+	}
+	return path, nil
+}
+
+// LoadReceived reads received signals written to files: the link file of
+// path (see LinkPath) and the signal files it lists (see SignalFiles), read
+// by read, which checks their content.
+func LoadReceived(path string, read func(path string) (*mat.Dense, error)) (*Received, Link, error) {
+	path, err := LinkPath(path)
+	if err != nil {
+		return nil, Link{}, err
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, Link{}, fmt.Errorf("missing sidecar %s: wcmc transmit writes it next to the received signals (give --rx the directory it wrote)", path)
+	} else if err != nil {
+		return nil, Link{}, fmt.Errorf("sidecar %w", err)
+	}
+	l, err := ParseLink(data)
+	if err != nil {
+		return nil, Link{}, fmt.Errorf("sidecar %s: %w", path, err)
+	}
+	files := l.SignalFiles(path)
+	y := make([]*mat.Dense, len(files))
+	for i, f := range files {
+		if y[i], err = read(f); err != nil {
+			return nil, Link{}, err
+		}
+	}
+	rx, err := l.Received(y, files)
+	if err != nil {
+		return nil, Link{}, fmt.Errorf("%w (%s)", err, path)
+	}
+	return rx, l, nil
+}
+
+// SignalFiles returns the paths of the signal files listed by the link file
+// at path (names relative to its directory).
+func (l Link) SignalFiles(path string) []string {
+	out := make([]string, len(l.Signals))
+	for i, name := range l.Signals {
+		out[i] = name
+		if !filepath.IsAbs(name) {
+			out[i] = filepath.Join(filepath.Dir(path), name)
+		}
+	}
+	return out
+}

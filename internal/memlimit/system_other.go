@@ -1,0 +1,6 @@
+//go:build !linux
+
+package memlimit
+
+// systemMemory is unknown on this platform: the fallback applies.
+func systemMemory() (float64, bool) { return 0, false }

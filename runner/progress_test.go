@@ -1,0 +1,82 @@
+package runner
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+// statusRecorder is a StatusLine that records the status lines shown and
+// the text written.
+type statusRecorder struct {
+	bytes.Buffer
+	shown []string
+}
+
+func (s *statusRecorder) Status(line string) { s.shown = append(s.shown, line) }
+
+// Not on a terminal: plain lines with the counts, the rate and the time
+// left, at most one per period and none in the first second.
+func TestProgressPlainLines(t *testing.T) {
+	var out bytes.Buffer
+	p := newProgress(&out, "demo", 4)
+	if p.every() != progressEvery {
+		t.Errorf("period %v, want %v", p.every(), progressEvery)
+	}
+	p.tick()
+	if out.Len() != 0 {
+		t.Errorf("a line within the first second: %q", out.String())
+	}
+	p.start = p.start.Add(-3 * time.Second)
+	p.last = p.start
+	p.done = 2
+	p.tick()
+	p.tick() // too soon for another line
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("%d lines, want 1: %q", len(lines), out.String())
+	}
+	for _, want := range []string{"demo: 2/4 tasks (50%)", "elapsed", "s/task", "left"} {
+		if !strings.Contains(lines[0], want) {
+			t.Errorf("line %q lacks %q", lines[0], want)
+		}
+	}
+	if strings.ContainsAny(out.String(), "\r\x1b") {
+		t.Errorf("terminal control characters in plain output: %q", out.String())
+	}
+	p.finish()
+	if !strings.HasSuffix(out.String(), "demo: 4 tasks done in 3s\n") {
+		t.Errorf("final line: %q", out.String())
+	}
+}
+
+// On a status line: a bar refreshed at every tick, removed at the end
+// before the final line.
+func TestProgressStatusLine(t *testing.T) {
+	var s statusRecorder
+	p := newProgress(&s, "demo", 4)
+	if p.every() != statusEvery {
+		t.Errorf("period %v, want %v", p.every(), statusEvery)
+	}
+	p.tick()
+	p.start = p.start.Add(-time.Second)
+	p.done = 2
+	p.tick()
+	if len(s.shown) != 2 {
+		t.Fatalf("%d status lines, want 2: %q", len(s.shown), s.shown)
+	}
+	bar := s.shown[1]
+	for _, want := range []string{"demo ", strings.Repeat("█", barWidth/2) + strings.Repeat("░", barWidth/2), "2/4 50%", "2 tasks/s", "~1s left"} {
+		if !strings.Contains(bar, want) {
+			t.Errorf("status %q lacks %q", bar, want)
+		}
+	}
+	if s.Len() != 0 {
+		t.Errorf("text written while running: %q", s.String())
+	}
+	p.finish()
+	if s.shown[len(s.shown)-1] != "" || !strings.HasPrefix(s.String(), "demo: 4 tasks done in") {
+		t.Errorf("finish: status %q, text %q", s.shown, s.String())
+	}
+}
