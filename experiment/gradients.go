@@ -74,7 +74,7 @@ func gradientSpec(id, fig, desc string, base []runner.Param, defaults, quick map
 		ID: id, Figure: fig, Description: desc,
 		X: "gradients", XLabel: "per-example gradients computed at the server", LogX: true,
 		Metrics:     []string{"err2"},
-		MetricLabel: map[string]string{"err2": "second-order test error (eq: err2)"},
+		MetricLabel: map[string]string{"err2": "second-order test error"},
 		Schemes:     allResultNames(gradientSchemes),
 		Params:      params,
 		Trials:      trials,
