@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"wcmc/internal/atomicfile"
 	"wcmc/runner"
 	"wcmc/runner/journal"
 	"wcmc/runner/results"
@@ -148,6 +149,7 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 	f.StringArrayVar(&opts.Sets, "set", nil, "set a parameter, name=value (repeatable; see 'wcmc show ID')")
 	f.BoolVar(&opts.Quick, "quick", false, "smoke-sized run (the experiment's quick settings)")
 	f.IntVar(&opts.Workers, "workers", 0, "parallel workers (0 = all cores)")
+	f.BoolVar(&opts.Force, "force", false, "with --resume: resume a journal started by another wcmc version (with a warning)")
 	f.BoolVar(&opts.Resume, "resume", false, "continue the interrupted run journaled in --out (same settings), skipping its finished tasks")
 	f.StringVar(&shardFlag, "shard", "", "run slice i of n (0-based, e.g. 2/8) and write only its journal; combine with 'wcmc merge'")
 	f.IntVar(&shardCount, "shard-count", 0, "number of shards when the index comes from JOB_COMPLETION_INDEX (default $WCMC_SHARD_COUNT)")
@@ -347,6 +349,7 @@ func watchSignals(finished <-chan struct{}, stderr io.Writer, saved, resume stri
 		if s, ok := stderr.(*statusWriter); ok {
 			s.Status("") // leave no progress line under the shell's prompt
 		}
+		atomicfile.RemovePending() // no half-written file survives the stop
 		os.Exit(1)
 	}()
 }
