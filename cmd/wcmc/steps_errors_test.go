@@ -128,7 +128,7 @@ func TestStepsBadInput(t *testing.T) {
 		}, []string{"ragged.csv", "line 2 has 2 fields, want 3"}, p("o3")},
 		{"partition: K > N", func() []string {
 			return []string{"partition", "--data", writeText(t, p("bad/tiny.csv"), "1,0.5\n0,0.2\n"), "--K", "3", "--out", p("o4")}
-		}, []string{"tiny.csv", "--K 3 workers for 2 data points"}, p("o4")},
+		}, []string{"tiny.csv", "--num-workers 3 workers for 2 data points"}, p("o4")},
 		{"partition: missing file", func() []string {
 			return []string{"partition", "--data", p("nope.csv"), "--K", "2", "--out", p("o5")}
 		}, []string{"nope.csv", "does not exist"}, p("o5")},
@@ -148,13 +148,13 @@ func TestStepsBadInput(t *testing.T) {
 		}, []string{"--worker 3", "K = 2"}, p("s3.npy")},
 		{"sample: K disagrees with partition.json", func() []string {
 			return []string{"sample", "--shard", p("shards/shard-1.csv"), "--worker", "1", "--K", "3", "--out", p("s4.npy")}
-		}, []string{"--K 3 disagrees with K = 2", "partition.json"}, p("s4.npy")},
+		}, []string{"--num-workers 3 disagrees with K = 2", "partition.json"}, p("s4.npy")},
 		{"sample: K unknown", func() []string {
 			return []string{"sample", "--shard", writeText(t, p("lone/shard.csv"), "1,0.5\n0,0.2\n"), "--worker", "1", "--out", p("s5.npy")}
-		}, []string{"--K is required", "partition.json"}, p("s5.npy")},
+		}, []string{"--num-workers is required", "partition.json"}, p("s5.npy")},
 		{"sample: S < 1", func() []string {
 			return []string{"sample", "--shard", p("shards/shard-1.csv"), "--worker", "1", "--S", "0", "--out", p("s6.npy")}
-		}, []string{"--S must be ≥ 1, got 0"}, p("s6.npy")},
+		}, []string{"--samples must be ≥ 1, got 0"}, p("s6.npy")},
 		{"sample: negative burn-in", func() []string {
 			return []string{"sample", "--shard", p("shards/shard-1.csv"), "--worker", "1", "--burnin", "-1", "--out", p("s7.npy")}
 		}, []string{"--burnin must be ≥ 0, got -1"}, p("s7.npy")},
@@ -239,7 +239,7 @@ func TestStepsBadInput(t *testing.T) {
 		}, []string{"--holdout applies to --scheme wvcmc only"}, p("a14.npy")},
 		{"partition: K missing", func() []string {
 			return []string{"partition", "--data", stepsData, "--out", p("o7")}
-		}, []string{"--K is required"}, p("o7")},
+		}, []string{"--num-workers is required"}, p("o7")},
 
 		// evaluate
 		{"evaluate: reference d mismatch", func() []string {

@@ -367,5 +367,5 @@ func checkSampleRun(out string, s wcmc.Sampling, d int, inputs ...string) error 
 		return err
 	}
 	need := 2 * memlimit.Floats(s.Chains, s.S, d)
-	return memlimit.Check(fmt.Sprintf("--S %d × --chains %d samples of d = %d", s.S, s.Chains, d), need)
+	return memlimit.Check(fmt.Sprintf("--samples %d × --chains %d samples of d = %d", s.S, s.Chains, d), need)
 }

@@ -83,15 +83,15 @@ Writes to --out:
                               intercept, the rule, seed and shard sizes
   data.csv, test.csv          with --mnist only: the whole training set and
                               the test set after the projection`,
-		Example: `  wcmc partition --data dataset/testdata/probit-small.csv --K 4 --out shards
-  wcmc partition --mnist ./mnist --classes 0,1 --split t10k --K 10 --out shards`,
+		Example: `  wcmc partition --data dataset/testdata/probit-small.csv --num-workers 4 --out shards
+  wcmc partition --mnist ./mnist --classes 0,1 --split t10k --num-workers 10 --out shards`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("K") {
-				return errors.New("--K is required: the number of workers")
+				return errors.New("--num-workers is required: the number of workers")
 			}
 			if k < 1 {
-				return fmt.Errorf("--K must be ≥ 1, got %d", k)
+				return fmt.Errorf("--num-workers must be ≥ 1, got %d", k)
 			}
 			if out == "" {
 				return errEmptyOut
@@ -132,7 +132,7 @@ Writes to --out:
 				return errors.New("no input: give --data FILE.csv or --mnist DIR")
 			}
 			if k > train.Len() {
-				return fmt.Errorf("--K %d workers for %d data points in %s: every worker needs data", k, train.Len(), source)
+				return fmt.Errorf("--num-workers %d workers for %d data points in %s: every worker needs data", k, train.Len(), source)
 			}
 			stale, err := staleShards(out, k)
 			if err != nil {

@@ -30,7 +30,7 @@ C > 1), their summary and diagnostics to FILE.summary.csv beside FILE.npy
 (as wcmc sample does), also printed, with a warning on stderr for any
 parameter with R̂ > 1.01 or an ESS < 400, and FILE.sampler.json.` + samplerHelp + interceptHelp,
 		Example: `  wcmc posterior --data data.csv --out reference.npy
-  wcmc posterior --data data.csv --sampler hmc --chains 4 --S 5000 --out reference.npy`,
+  wcmc posterior --data data.csv --sampler hmc --chains 4 --samples 5000 --out reference.npy`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if data == "" {

@@ -32,12 +32,12 @@ Carlo error of the mean, bulk and tail ESS and split-R̂ (Vehtari et al.
 2021) over all chains, also printed, with a warning on stderr for any
 parameter with R̂ > 1.01 or an ESS < 400; and FILE.sampler.json.
 
-K is read from partition.json beside the shard when --K is not given (and
+K is read from partition.json beside the shard when --num-workers is not given (and
 must agree with it when both are). The random streams depend only on
 (--seed, --worker) and the chain, so the workers can run as separate jobs
 in any order and on any machines: the output equals worker k's samples
 from the in-process pipeline (wcmc.SampleWorkers) with the same seed.` + samplerHelp + interceptHelp,
-		Example: `  wcmc sample --shard shards/shard-3.csv --worker 3 --S 1000 --out samples/samples-3.npy
+		Example: `  wcmc sample --shard shards/shard-3.csv --worker 3 --samples 1000 --out samples/samples-3.npy
   wcmc sample --shard shards/shard-3.csv --worker 3 --sampler hmc --chains 4 --out samples/samples-3.npy`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -108,10 +108,10 @@ func workerCount(shard string, flagK int, given bool) (int, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if !given {
-			return 0, fmt.Errorf("--K is required: there is no %s beside %s to read it from", meta, shard)
+			return 0, fmt.Errorf("--num-workers is required: there is no %s beside %s to read it from", meta, shard)
 		}
 		if flagK < 1 {
-			return 0, fmt.Errorf("--K must be ≥ 1, got %d", flagK)
+			return 0, fmt.Errorf("--num-workers must be ≥ 1, got %d", flagK)
 		}
 		return flagK, nil
 	case err != nil:
@@ -119,7 +119,7 @@ func workerCount(shard string, flagK int, given bool) (int, error) {
 	case p.Format != partitionFormat || p.K < 1:
 		return 0, fmt.Errorf("%s: not a partition.json written by wcmc partition (format %q, K = %d)", meta, p.Format, p.K)
 	case given && flagK != p.K:
-		return 0, fmt.Errorf("--K %d disagrees with K = %d in %s: the prior tempering p(θ)^{1/K} needs the true number of workers", flagK, p.K, meta)
+		return 0, fmt.Errorf("--num-workers %d disagrees with K = %d in %s: the prior tempering p(θ)^{1/K} needs the true number of workers", flagK, p.K, meta)
 	}
 	return p.K, nil
 }

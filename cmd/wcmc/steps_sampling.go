@@ -18,7 +18,7 @@ import (
 )
 
 // samplingFlags are the sampler settings shared by wcmc sample and wcmc
-// posterior: --S, --burnin, --prior-var, --sampler, --chains and --thin.
+// posterior: --samples, --burnin, --prior-var, --sampler, --chains and --thin.
 type samplingFlags struct {
 	s, burnin, chains, thin int
 	priorVar                float64
@@ -63,7 +63,7 @@ func (sf *samplingFlags) register(f *pflag.FlagSet, defaultS int, priorDoc strin
 func (sf *samplingFlags) sampling() (wcmc.Sampling, error) {
 	switch {
 	case sf.s < 1:
-		return wcmc.Sampling{}, fmt.Errorf("--S must be ≥ 1, got %d", sf.s)
+		return wcmc.Sampling{}, fmt.Errorf("--samples must be ≥ 1, got %d", sf.s)
 	case sf.burnin < 0:
 		return wcmc.Sampling{}, fmt.Errorf("--burnin must be ≥ 0, got %d", sf.burnin)
 	case !(sf.priorVar > 0):
@@ -77,7 +77,7 @@ func (sf *samplingFlags) sampling() (wcmc.Sampling, error) {
 	case sf.thin < 1:
 		return wcmc.Sampling{}, fmt.Errorf("--thin must be ≥ 1, got %d", sf.thin)
 	case sf.s > math.MaxInt/sf.chains/max(1, sf.thin):
-		return wcmc.Sampling{}, fmt.Errorf("--S %d × --chains %d × --thin %d is too large", sf.s, sf.chains, sf.thin)
+		return wcmc.Sampling{}, fmt.Errorf("--samples %d × --chains %d × --thin %d is too large", sf.s, sf.chains, sf.thin)
 	}
 	return wcmc.Sampling{S: sf.s, BurnIn: sf.burnin, PriorVar: sf.priorVar, Sampler: sf.method, Chains: sf.chains, Thin: sf.thin}, nil
 }

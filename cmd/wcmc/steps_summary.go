@@ -61,7 +61,7 @@ func (s sampleSummary) print(stdout, stderr io.Writer, samples string, chains in
 		}
 	}
 	if bad != nil {
-		remedy := "draw more samples (--S) or burn in longer (--burnin)"
+		remedy := "draw more samples (--samples) or burn in longer (--burnin)"
 		if method == wcmc.Gibbs {
 			remedy += "; if R̂ stays high, Gibbs mixes too slowly here: use --sampler hmc"
 		}
