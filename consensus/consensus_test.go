@@ -308,7 +308,7 @@ func TestWVCMCGuardCatchesHugeStep(t *testing.T) {
 	t.Logf("%d shrinks, final step %g", fit.Shrinks, fit.FinalStep)
 }
 
-func TestLBFGSReachesGaussianNOMAOptimum(t *testing.T) {
+func TestLBFGSAndNewtonReachGaussianNOMAOptimum(t *testing.T) {
 	// For a zero-mean Gaussian target N(0, C), NOMA with m_r = d, the
 	// objective is ½ tr(C^{-1} W Σ̂ Wᵀ) − log|det W| + const (the entropy
 	// weights K/(K+1) and 1/(K+1) add to one), Σ̂ = (1/S) Σ_s y_s y_sᵀ. Its
@@ -318,15 +318,18 @@ func TestLBFGSReachesGaussianNOMAOptimum(t *testing.T) {
 	c := globalCov(cs)
 	target, _ := model.NewGaussian(nil, c)
 	for _, tc := range []struct {
-		s   Settings
-		tol float64
+		s      Settings
+		tol    float64
+		method string
 	}{
 		// Plain L-BFGS, stopped by its stall test.
-		{Settings{Holdout: Off}, 1e-6},
+		{Settings{Holdout: Off}, 1e-6, NameLBFGS},
 		// Whitened, stopped at ‖∇L̃‖ = 1e-6 of its start value: the
 		// gradient is (C^{-1} W Σ̂ Wᵀ − I) W^{-ᵀ}, so W Σ̂ Wᵀ is off C by
 		// about 1e-6 times the condition numbers of C and W.
-		{Converged(0), 1e-5},
+		{Settings{Method: Newton{}.FirstOrder(), Holdout: Off}, 1e-5, NameLBFGS},
+		// Newton, with the same stopping rule (the Converged preset).
+		{Converged(0), 1e-5, NameNewton},
 	} {
 		rng := rand.New(rand.NewPCG(23, 24))
 		samples := make([]*mat.Dense, len(cs))
@@ -350,7 +353,7 @@ func TestLBFGSReachesGaussianNOMAOptimum(t *testing.T) {
 		if e > tc.tol {
 			t.Fatalf("%+v: W Σ̂ Wᵀ differs from C by %g (status %v, %d iterations)", tc.s.Method, e, fit.Status, fit.Iters)
 		}
-		if fit.Shrinks != 0 || fit.Method.Name() != NameLBFGS {
+		if fit.Shrinks != 0 || fit.Method.Name() != tc.method {
 			t.Fatalf("fit %+v", fit)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime/pprof"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
@@ -39,6 +40,10 @@ type Fit struct {
 	// Objective holds L̃ (up to a constant) at the start and after each
 	// iteration when traced, else at the start and the end.
 	Objective []float64
+	// GradNorms holds, when traced, the gradient norm (as GradNorm) after
+	// each iteration of L-BFGS or Newton (from the full-batch gradient
+	// they evaluate anyway; SGD and Adam leave it empty).
+	GradNorms []float64
 	// GradNorm and StartGradNorm are ‖∇L̃‖_F, full batch on the fitted
 	// signals, at Map and at the start map; under LBFGS.Whiten the norm of
 	// the gradient of the problem solved, ‖∇L̃ V‖_F.
@@ -51,6 +56,8 @@ type Fit struct {
 	// in-sample output θ_s unchanged while the entropy terms grow without
 	// bound.
 	Unspanned int
+	// Hessians counts Hessian evaluations (Newton; one per iteration).
+	Hessians int
 	// Shrinks counts steps the divergence guard undid and halved; 0 means
 	// the run followed its nominal steps exactly.
 	Shrinks int
@@ -88,6 +95,11 @@ func (f *Fit) RelGradNorm() float64 {
 // undone and retried with half the step; the count is reported in
 // Fit.Shrinks. After maxShrinks consecutive halvings the run fails with an
 // error wrapping ErrDiverged. No optimiser returns a non-finite map.
+//
+// The optimisation carries the CPU-profile label wvcmc = "<access>/<method>"
+// of the method run (e.g. "noma/newton", "oma/sgd", "oma/lbfgs+holdout",
+// "oma/lbfgs+whiten"), so that a profile of a trial splits the
+// optimisers' time by access and protocol.
 func WVCMC(ctx context.Context, rng *rand.Rand, rx *channel.Received, target model.Target, init Map, s Settings) (*Fit, error) {
 	r, err := s.resolve()
 	if err != nil {
@@ -121,27 +133,27 @@ func WVCMC(ctx context.Context, rng *rand.Rand, rx *channel.Received, target mod
 		}
 	}
 	var c coords = raw{}
+	var w *whitened
 	unspanned := max(0, fitRx.Streams()*fitRx.Mr-fitRx.S)
-	if m, ok := r.Method.(LBFGS); ok && m.Whiten {
-		w, err := newWhitened(fitRx, init)
-		if err != nil {
+	if r.whiten() {
+		if w, err = newWhitened(fitRx, init); err != nil {
 			return nil, err
 		}
 		c, unspanned = w, w.unspanned
+	}
+	if m, ok := r.Method.(Newton); ok {
+		if _, curved := target.(model.Curved); !curved || w.d*w.r > m.MaxDim || w.unspanned > 0 {
+			r.Method = m.FirstOrder()
+		}
 	}
 	g0, err := v.gradNorm(init, c)
 	if err != nil {
 		return nil, fmt.Errorf("WVCMC: start map: %w", err)
 	}
 	var fit *Fit
-	switch m := r.Method.(type) {
-	case SGD:
-		fit, err = v.firstOrder(ctx, rng, init, f0, r, m.Step, m.Iters, m.BatchSize, false, stop)
-	case Adam:
-		fit, err = v.firstOrder(ctx, rng, init, f0, r, m.Step, m.Iters, m.BatchSize, true, stop)
-	case LBFGS:
-		fit, err = v.lbfgs(ctx, init, f0, r, m, c, g0, stop)
-	}
+	pprof.Do(ctx, pprof.Labels("wvcmc", rx.Access.String()+"/"+r.profileLabel()), func(ctx context.Context) {
+		fit, err = v.optimize(ctx, rng, init, f0, r, c, w, g0, target, stop)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -163,6 +175,36 @@ func WVCMC(ctx context.Context, rng *rand.Rand, rx *channel.Received, target mod
 		return nil, fmt.Errorf("WVCMC: final map: %w", err)
 	}
 	return fit, nil
+}
+
+// optimize runs the resolved method r from init (objective f0, gradient
+// norm g0 in coordinates c; w is c when whitened).
+func (v *Variational) optimize(ctx context.Context, rng *rand.Rand, init Map, f0 float64, r resolved, c coords, w *whitened, g0 float64, target model.Target, stop *earlyStop) (*Fit, error) {
+	switch m := r.Method.(type) {
+	case SGD:
+		return v.firstOrder(ctx, rng, init, f0, r, m.Step, m.Iters, m.BatchSize, false, stop)
+	case Adam:
+		return v.firstOrder(ctx, rng, init, f0, r, m.Step, m.Iters, m.BatchSize, true, stop)
+	case LBFGS:
+		return v.minimize(ctx, init, f0, r, gonumRun{method: &optimize.LBFGS{}, iters: m.Iters, gradTol: m.GradTol, relTol: m.RelTol, confine: m.Confine}, c, g0, stop)
+	case Newton:
+		h := newHessian(v, w, target.(model.Curved))
+		return v.minimize(ctx, init, f0, r, gonumRun{method: &optimize.Newton{}, iters: m.Iters, gradTol: m.GradTol, relTol: Off, confine: m.Confine, hess: h.eval}, c, g0, stop)
+	}
+	panic(fmt.Sprintf("consensus: unresolved method %T", r.Method))
+}
+
+// profileLabel names the method run, with its holdout and whitening, as
+// in the wvcmc profile label.
+func (r resolved) profileLabel() string {
+	name := r.Method.Name()
+	if r.holdout > 0 {
+		name += "+holdout"
+	}
+	if m, ok := r.Method.(LBFGS); ok && m.Whiten {
+		name += "+whiten"
+	}
+	return name
 }
 
 // gradNorm is the full-batch ‖∇L̃(m)‖_F in coordinates c. It is a
@@ -341,17 +383,31 @@ func (v *Variational) firstOrder(ctx context.Context, rng *rand.Rand, init Map, 
 	return fit, nil
 }
 
-// lbfgs minimises the full-batch objective with gonum's L-BFGS in
-// coordinates c; g0 is the start gradient norm. A trial point where the
-// objective is undefined (a singular map) is given the value +Inf, which
-// the line search rejects by shrinking its step.
-func (v *Variational) lbfgs(ctx context.Context, init Map, f0 float64, r resolved, opt LBFGS, c coords, g0 float64, stop *earlyStop) (*Fit, error) {
+// gonumRun is a run of a gonum optimiser: the method, its iteration cap,
+// the relative gradient tolerance (0: none), the stall test's relative
+// tolerance (Off: none), Confine, and for a second-order method the
+// Hessian in the run's coordinates at a map.
+type gonumRun struct {
+	method  optimize.Method
+	iters   int
+	gradTol float64
+	relTol  float64
+	confine bool
+	hess    func(dst *mat.SymDense, m Map) error
+}
+
+// minimize minimises the full-batch objective with gonum's L-BFGS or
+// Newton (opt) in coordinates c; g0 is the start gradient norm. A trial
+// point where the objective is undefined (a singular map) is given the
+// value +Inf, which the line search rejects by shrinking its step.
+func (v *Variational) minimize(ctx context.Context, init Map, f0 float64, r resolved, opt gonumRun, c coords, g0 float64, stop *earlyStop) (*Fit, error) {
+	name := r.Method.Name()
 	m := init.Clone()
 	grad := m.Clone()
 	fit := &Fit{Objective: []float64{f0}}
 	x0 := c.fromMap(init)
 	var signs []float64 // of det(W_k E_k) at the start, under Confine
-	if opt.Confine {
+	if opt.confine {
 		if _, err := v.Value(init); err != nil {
 			return nil, err
 		}
@@ -403,12 +459,27 @@ func (v *Variational) lbfgs(ctx context.Context, init Map, f0 float64, r resolve
 			copy(g, cacheG)
 		},
 	}
-	conv := &converger{c: c, gradTol: opt.GradTol * g0}
-	if opt.RelTol != Off {
-		conv.stall = &optimize.FunctionConverge{Relative: opt.RelTol, Iterations: 10}
+	if opt.hess != nil {
+		hm := init.Clone()
+		prob.Hess = func(h *mat.SymDense, x []float64) {
+			c.toMap(hm, x)
+			fit.Hessians++
+			if err := opt.hess(h, hm); err != nil {
+				// A NaN Hessian fails every factorisation: the step is
+				// then along the negative gradient.
+				lastErr = err
+				for i := range h.SymmetricDim() {
+					h.SetSym(i, i, math.NaN())
+				}
+			}
+		}
+	}
+	conv := &converger{c: c, gradTol: opt.gradTol * g0}
+	if opt.relTol != Off {
+		conv.stall = &optimize.FunctionConverge{Relative: opt.relTol, Iterations: 10}
 	}
 	settings := &optimize.Settings{
-		MajorIterations: opt.Iters,
+		MajorIterations: opt.iters,
 		Converger:       conv,
 		Recorder: recorderFunc(func(loc *optimize.Location, op optimize.Operation) error {
 			if op != optimize.MajorIteration {
@@ -417,6 +488,7 @@ func (v *Variational) lbfgs(ctx context.Context, init Map, f0 float64, r resolve
 			fit.Iters++
 			if r.Trace {
 				fit.Objective = append(fit.Objective, loc.F)
+				fit.GradNorms = append(fit.GradNorms, c.normX(loc.Gradient))
 			}
 			if r.Observe != nil || stop != nil {
 				c.toMap(m, loc.X)
@@ -425,7 +497,7 @@ func (v *Variational) lbfgs(ctx context.Context, init Map, f0 float64, r resolve
 				r.Observe(fit.Iters, fit.Evaluations, m)
 			}
 			if ctx.Err() != nil {
-				return cancelled(ctx, fit.Iters, NameLBFGS)
+				return cancelled(ctx, fit.Iters, name)
 			}
 			if stop != nil {
 				if err := stop.observe(m, fit.Iters); err != nil {
@@ -438,7 +510,7 @@ func (v *Variational) lbfgs(ctx context.Context, init Map, f0 float64, r resolve
 			return nil
 		}),
 	}
-	res, err := optimize.Minimize(prob, x0, settings, &optimize.LBFGS{})
+	res, err := optimize.Minimize(prob, x0, settings, opt.method)
 	if errors.Is(err, ErrCancelled) {
 		return nil, err
 	}
@@ -448,7 +520,7 @@ func (v *Variational) lbfgs(ctx context.Context, init Map, f0 float64, r resolve
 		return fit, nil
 	}
 	if res == nil || math.IsInf(res.F, 0) || math.IsNaN(res.F) || !allFinite(res.X) {
-		return nil, fmt.Errorf("%w: L-BFGS failed: %v (last objective error: %v)", ErrDiverged, err, lastErr)
+		return nil, fmt.Errorf("%w: %s failed: %v (last objective error: %v)", ErrDiverged, name, err, lastErr)
 	}
 	// A line-search failure after progress still leaves the best point
 	// found; it is kept and the status says why the run stopped.
@@ -458,12 +530,12 @@ func (v *Variational) lbfgs(ctx context.Context, init Map, f0 float64, r resolve
 	if !r.Trace {
 		fit.Objective = append(fit.Objective, res.F)
 	}
-	fit.Status, fit.Message = lbfgsStatus(res.Status, err)
+	fit.Status, fit.Message = gonumStatus(res.Status, err)
 	return fit, nil
 }
 
-// lbfgsStatus translates gonum's outcome.
-func lbfgsStatus(s optimize.Status, err error) (Status, string) {
+// gonumStatus translates gonum's outcome.
+func gonumStatus(s optimize.Status, err error) (Status, string) {
 	switch {
 	case errors.Is(err, errBudget):
 		return BudgetSpent, ""

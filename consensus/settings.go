@@ -12,7 +12,8 @@ import (
 // L-BFGS (LBFGS{}) with the last DefaultHoldout of the signals held out to
 // stop early.
 type Settings struct {
-	// Method is the optimiser: SGD, Adam or LBFGS (nil means LBFGS{}).
+	// Method is the optimiser: SGD, Adam, LBFGS or Newton (nil means
+	// LBFGS{}).
 	Method Method
 	// Holdout is the fraction of the S signals (the last ones) kept out of
 	// the objective and used to stop early: the run returns the map with
@@ -31,8 +32,9 @@ type Settings struct {
 	// iteration at which the gradient evaluations reach it (0: no limit).
 	MaxEvaluations int
 	// Trace records the objective after every iteration (one extra pass
-	// over the data per iteration for SGD and Adam); otherwise only the
-	// start and final values.
+	// over the data per iteration for SGD and Adam), and for L-BFGS and
+	// Newton the gradient norm (Fit.GradNorms); otherwise only the start
+	// and final values.
 	Trace bool
 	// Observe, if set, is called after every iteration with the iteration
 	// count (1-based), the gradient evaluations so far (each costs N_b·S
@@ -72,23 +74,33 @@ const (
 	// start.
 	ConvergedGradTol = 1e-6
 	// ConvergedIters is Converged's iteration cap, far above the
-	// iterations its whitened L-BFGS needs.
+	// iterations its Newton method (or, where it falls back, its whitened
+	// L-BFGS) needs.
 	ConvergedIters = 20000
+	// DefaultNewtonMaxDim is the largest number of whitened coordinates
+	// d·r for which Newton forms the Hessian: the synthetic probit
+	// experiments (d = 5: NOMA d·r = 50, OMA ≤ 250). On MNIST (d = 30,
+	// d·r = 1800) an iteration costs ≈ 6.5 of L-BFGS's and gained less
+	// than that (docs/PERFORMANCE.md).
+	DefaultNewtonMaxDim = 512
 )
 
-// Method is a WVCMC optimiser with its own settings: SGD, Adam or LBFGS
-// (values or pointers). The zero value of each is its documented default.
+// Method is a WVCMC optimiser with its own settings: SGD, Adam, LBFGS or
+// Newton (values or pointers). The zero value of each is its documented
+// default.
 type Method interface {
-	// Name is the optimiser's name in reports: "sgd", "adam" or "lbfgs".
+	// Name is the optimiser's name in reports: "sgd", "adam", "lbfgs" or
+	// "newton".
 	Name() string
 	method() // the set is closed
 }
 
 // Method names, as Name returns them.
 const (
-	NameSGD   = "sgd"
-	NameAdam  = "adam"
-	NameLBFGS = "lbfgs"
+	NameSGD    = "sgd"
+	NameAdam   = "adam"
+	NameLBFGS  = "lbfgs"
+	NameNewton = "newton"
 )
 
 // SGD is the paper's literal procedure (Algorithms 1–2): W ← W − η ∇L̃
@@ -157,12 +169,55 @@ type LBFGS struct {
 	Confine bool
 }
 
-func (SGD) Name() string   { return NameSGD }
-func (Adam) Name() string  { return NameAdam }
-func (LBFGS) Name() string { return NameLBFGS }
-func (SGD) method()        {}
-func (Adam) method()       {}
-func (LBFGS) method()      {}
+// Newton minimises the full-batch objective by Newton's method with the
+// exact Hessian of L̃, in the whitened coordinates of LBFGS.Whiten (gonum's
+// optimize.Newton: where the Hessian is not positive definite a multiple
+// of the identity is added until it is, then a line search along the
+// step). The Hessian is that of the data term, (1/S) Σ_s
+// (−∇² log p(θ_s)) ⊗ z_s z_sᵀ in the whitened signals z_s, plus the
+// entropy terms' in closed form; forming it costs about S·N·d²
+// multiply-adds with a probit target and factoring it (d·r)³/3. Near the
+// minimiser the steps converge quadratically, where L-BFGS on this
+// ill-conditioned objective needs hundreds of iterations.
+//
+// It needs a target that provides its Hessians (model.Curved), at most
+// MaxDim whitened coordinates d·r, and signals that span every receive
+// dimension (Fit.Unspanned = 0: there L-BFGS and Newton reach the same
+// minimum, while on the restricted problem of unspanned signals, which has
+// several, they can reach different ones); otherwise the run is whitened
+// L-BFGS with the same stopping rule (FirstOrder), and Fit.Method says so. It
+// stops on the first of: ‖∇L̃‖ ≤ GradTol·‖∇L̃(W_0)‖ in the whitened norm
+// (GradientConverged), Iters iterations (IterationCap), or a line search
+// that finds no lower point (LineSearchFailed).
+type Newton struct {
+	// Iters caps the iterations (0 means ConvergedIters).
+	Iters int
+	// GradTol is the gradient tolerance relative to the start gradient
+	// norm (0 means ConvergedGradTol).
+	GradTol float64
+	// Confine keeps the run in the region of maps it starts in
+	// (LBFGS.Confine).
+	Confine bool
+	// MaxDim is the largest d·r for which the Hessian is formed (0 means
+	// DefaultNewtonMaxDim).
+	MaxDim int
+}
+
+// FirstOrder returns the whitened L-BFGS setting with n's stopping rule,
+// which a Newton run falls back to (and which counts only gradients).
+func (n Newton) FirstOrder() LBFGS {
+	n = n.resolve()
+	return LBFGS{Iters: n.Iters, GradTol: n.GradTol, RelTol: Off, Whiten: true, Confine: n.Confine}
+}
+
+func (SGD) Name() string    { return NameSGD }
+func (Adam) Name() string   { return NameAdam }
+func (LBFGS) Name() string  { return NameLBFGS }
+func (Newton) Name() string { return NameNewton }
+func (SGD) method()         {}
+func (Adam) method()        {}
+func (LBFGS) method()       {}
+func (Newton) method()      {}
 
 // ParseMethod returns the zero-valued (default) method named name.
 func ParseMethod(name string) (Method, error) {
@@ -173,15 +228,21 @@ func ParseMethod(name string) (Method, error) {
 		return Adam{}, nil
 	case NameLBFGS:
 		return LBFGS{}, nil
+	case NameNewton:
+		return Newton{}, nil
 	}
-	return nil, fmt.Errorf("unknown optimiser %q (want %s, %s or %s)", name, NameLBFGS, NameAdam, NameSGD)
+	return nil, fmt.Errorf("unknown optimiser %q (want %s, %s, %s or %s)", name, NameLBFGS, NameNewton, NameAdam, NameSGD)
 }
 
 // Converged returns the settings that run WVCMC to a stationary point of
-// the in-sample objective: whitened L-BFGS confined to the start's region
-// (LBFGS.Whiten, LBFGS.Confine), without a held-out set or stall test,
-// stopped when ‖∇L̃‖_F ≤ ConvergedGradTol times its start value, or at
-// maxIters iterations (0 means ConvergedIters; Fit.Status says which).
+// the in-sample objective: Newton's method in whitened coordinates,
+// confined to the start's region (Newton, LBFGS.Whiten, LBFGS.Confine),
+// without a held-out set, stopped when ‖∇L̃‖ ≤ ConvergedGradTol times its
+// start value, or at maxIters iterations (0 means ConvergedIters;
+// Fit.Status says which). Where Newton does not apply (a target that is
+// not model.Curved, more than DefaultNewtonMaxDim coordinates, or signals
+// that do not span every receive dimension) the run is whitened L-BFGS
+// with the same stopping rule, without a stall test (Newton.FirstOrder).
 // When the fitted signals do not span every receive dimension
 // (Fit.Unspanned > 0: OMA with S < K·m_r) the in-sample objective has no
 // minimum; the stationary point is then that of L̃ over the maps that
@@ -192,7 +253,7 @@ func Converged(maxIters int) Settings {
 		maxIters = ConvergedIters
 	}
 	return Settings{
-		Method:  LBFGS{Iters: maxIters, GradTol: ConvergedGradTol, RelTol: Off, Whiten: true, Confine: true},
+		Method:  Newton{Iters: maxIters, GradTol: ConvergedGradTol, Confine: true},
 		Holdout: Off,
 	}
 }
@@ -208,6 +269,18 @@ func Paper(step float64, iters, batch int) Settings {
 type resolved struct {
 	Settings
 	holdout float64 // 0: none
+}
+
+// whiten reports whether the run is in whitened coordinates (Newton
+// always is).
+func (r resolved) whiten() bool {
+	switch m := r.Method.(type) {
+	case LBFGS:
+		return m.Whiten
+	case Newton:
+		return true
+	}
+	return false
 }
 
 // resolve fills in the defaults and checks the settings.
@@ -227,6 +300,10 @@ func (s Settings) resolve() (resolved, error) {
 	case LBFGS:
 		r.Method = m.resolve()
 	case *LBFGS:
+		r.Method = deref(m).resolve()
+	case Newton:
+		r.Method = m.resolve()
+	case *Newton:
 		r.Method = deref(m).resolve()
 	}
 	if err := r.check(); err != nil {
@@ -293,6 +370,19 @@ func (m LBFGS) resolve() LBFGS {
 	return m
 }
 
+func (m Newton) resolve() Newton {
+	if m.Iters == 0 {
+		m.Iters = ConvergedIters
+	}
+	if m.GradTol == 0 {
+		m.GradTol = ConvergedGradTol
+	}
+	if m.MaxDim == 0 {
+		m.MaxDim = DefaultNewtonMaxDim
+	}
+	return m
+}
+
 // check reports settings no optimiser can run with.
 func (r resolved) check() error {
 	positive := func(what string, x float64) error {
@@ -325,6 +415,11 @@ func (r resolved) check() error {
 		if m.RelTol != Off {
 			return positive("relative objective tolerance", m.RelTol)
 		}
+	case Newton:
+		if m.Iters < 0 || m.MaxDim < 0 {
+			return fmt.Errorf("WVCMC newton: %d iterations, largest dimension %d: both must be ≥ 0", m.Iters, m.MaxDim)
+		}
+		return positive("gradient tolerance", m.GradTol)
 	}
 	return nil
 }

@@ -269,6 +269,11 @@ func budgetIters(opt *consensus.Settings, s, n int, budget float64) float64 {
 		m.Iters = zeroOff(int(budget / pe))
 		opt.Method = m
 		return pe
+	case consensus.Newton:
+		// Counted in gradients, the converged protocol runs its
+		// first-order form (whitened L-BFGS, same stopping rule).
+		opt.Method = m.FirstOrder()
+		return budgetIters(opt, s, n, budget)
 	case consensus.LBFGS:
 		pe := perEval(0)
 		if opt.Holdout == consensus.Off {

@@ -95,3 +95,20 @@ func (g *Gaussian) GradLogJoint(grad, theta *mat.Dense) {
 	grad.Mul(diff, g.prec)
 	grad.Scale(-1, grad)
 }
+
+// NegHessians sets every row of dst (S × d(d+1)/2) to the packed upper
+// triangle of C^{-1} = −∇² log p (Curved).
+func (g *Gaussian) NegHessians(dst, theta *mat.Dense) {
+	s, d := theta.Dims()
+	if r, c := dst.Dims(); d != g.Dim() || r != s || c != d*(d+1)/2 {
+		panic(mat.ErrShape)
+	}
+	for r := range s {
+		row := dst.RawRowView(r)
+		for i := range d {
+			for j := i; j < d; j++ {
+				row[PackedIndex(d, i, j)] = g.prec.At(i, j)
+			}
+		}
+	}
+}

@@ -36,3 +36,17 @@ type Fused interface {
 	// LogJointGrad sets dst as LogJoint and grad as GradLogJoint.
 	LogJointGrad(dst []float64, grad, theta *mat.Dense)
 }
+
+// Curved is a Target whose curvature can be evaluated on S samples at once
+// (the exact Hessians a second-order WVCMC optimiser needs).
+type Curved interface {
+	Target
+	// NegHessians sets row s of dst (S × d(d+1)/2) to the upper triangle of
+	// −∇² log p(θ_s, Z), packed row by row: entries (i, j), i ≤ j, in the
+	// order (0,0), (0,1), …, (0,d−1), (1,1), …, (d−1,d−1) (PackedIndex).
+	NegHessians(dst, theta *mat.Dense)
+}
+
+// PackedIndex is the position of entry (i, j), i ≤ j, of a symmetric d×d
+// matrix in its upper triangle packed row by row (Curved.NegHessians).
+func PackedIndex(d, i, j int) int { return i*d - i*(i-1)/2 + j - i }

@@ -45,6 +45,7 @@ type Probit struct {
 
 	// Scratch, grown on demand and reused.
 	marg []float64 // S×B margin / weight block
+	quad []float64 // B×d(d+1)/2 packed u_n u_nᵀ (NegHessians)
 	ubat []float64 // gathered minibatch rows, N_b×d
 	sbat []float64 // gathered minibatch signs
 }
@@ -224,9 +225,21 @@ func (p *Probit) dataTerm(logj []float64, grad *blas64.General, theta, u blas64.
 		for i0 := 0; i0 < n; i0 += nb {
 			nr := min(nb, n-i0)
 			ublk := blas64.General{Rows: nr, Cols: u.Cols, Stride: u.Stride, Data: u.Data[i0*u.Stride:]}
+			sg := sign[i0 : i0+nr]
+			if byRows(theta.Cols) {
+				var lj []float64
+				if logj != nil {
+					lj = logj[s0 : s0+sr]
+				}
+				var g *blas64.General
+				if grad != nil {
+					g = &gr
+				}
+				rowTile(lj, g, th, ublk, sg, scale, p.marg)
+				continue
+			}
 			m := blas64.General{Rows: sr, Cols: nr, Stride: nr, Data: p.marg[:sr*nr]}
 			gemm(blas.Trans, 1, th, ublk, 0, m)
-			sg := sign[i0 : i0+nr]
 			if logj != nil && grad != nil {
 				// Fused: the special functions once per margin for both terms.
 				for r := 0; r < sr; r++ {

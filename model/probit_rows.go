@@ -1,0 +1,117 @@
+package model
+
+import "gonum.org/v1/gonum/blas/blas64"
+
+// rowsMaxDim is the largest d for which the probit data term computes each
+// tile sample row by sample row in Go (rowTile) instead of by two BLAS
+// products, with the pure-Go BLAS: at small d a product with an inner
+// dimension of d is a call to gonum's dot or axpy kernel per margin, and
+// the calls cost more than the arithmetic. Measured (docs/PERFORMANCE.md):
+// 1.4× faster at d = 5 (the loops written out, dotRows5 and addRows5); no
+// faster from d = 8 on (the generic loops), slower at d = 30.
+const rowsMaxDim = 5
+
+// byRows reports whether the data term of a d-dimensional target takes the
+// row path: d ≤ rowsMaxDim under gonum's own BLAS (another BLAS computes
+// the products in its own order, so the row path, which reproduces
+// gonum's, is not taken there).
+func byRows(d int) bool { return d <= rowsMaxDim && !singleGemm() && !tilesOnly }
+
+// tilesOnly makes every d take the tile path (for the tests comparing the
+// two).
+var tilesOnly bool
+
+// rowTile is dataTerm's work on one tile — sample rows th (sr×d) against
+// data rows u (nr×d) with signs sg — computed one sample row at a time: the
+// nr margins θᵀu_n into buf, the special functions as the tile path
+// applies them (logPhiMillsRow, logPhiRow or invMillsRow), and
+// grad_row += Σ_n w_n u_n. The arithmetic is that of the tile path with
+// gonum's serial kernels, operation for operation: each margin is gonum's
+// DotUnitary (dotRow), and the gradient adds round(w_n·u_nj) to grad_row,j
+// for n in order, skipping w_n = 0, as dgemmSerialNotNot's AxpyUnitary
+// calls do. The results are therefore bit-identical to the tile path's.
+func rowTile(logj []float64, grad *blas64.General, th, u blas64.General, sg []float64, scale float64, buf []float64) {
+	d, nr := th.Cols, u.Rows
+	buf = buf[:nr]
+	for r := range th.Rows {
+		t := th.Data[r*th.Stride : r*th.Stride+d]
+		if d == 5 {
+			dotRows5((*[5]float64)(t), u, buf)
+		} else {
+			for n := range buf {
+				buf[n] = dotRow(t, u.Data[n*u.Stride:n*u.Stride+d])
+			}
+		}
+		switch {
+		case logj != nil && grad != nil:
+			logj[r] += scale * logPhiMillsRow(buf, sg, scale)
+		case logj != nil:
+			logj[r] += scale * logPhiRow(buf, sg)
+			continue
+		default:
+			invMillsRow(buf, sg, scale)
+		}
+		g := grad.Data[r*grad.Stride : r*grad.Stride+d]
+		if d == 5 {
+			addRows5((*[5]float64)(g), buf, u)
+			continue
+		}
+		for n, w := range buf {
+			if w == 0 {
+				continue
+			}
+			un := u.Data[n*u.Stride : n*u.Stride+d]
+			for j, x := range un {
+				g[j] += float64(w * x)
+			}
+		}
+	}
+}
+
+// dotRow returns xᵀy summed as gonum's DotUnitary sums it on amd64: four
+// partial sums over blocks of four (two SSE2 lanes each), the remaining
+// one to three products added to the first, then (s0+s2) + (s1+s3); each
+// product rounded before it is added (the conversions forbid fusing).
+func dotRow(x, y []float64) float64 {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += float64(x[i] * y[i])
+		s1 += float64(x[i+1] * y[i+1])
+		s2 += float64(x[i+2] * y[i+2])
+		s3 += float64(x[i+3] * y[i+3])
+	}
+	for ; i < len(x); i++ {
+		s0 += float64(x[i] * y[i])
+	}
+	return (s0 + s2) + (s1 + s3)
+}
+
+// dotRows5 and addRows5 are the two loops of rowTile written out for
+// d = 5 (the synthetic probit experiments), with the running sums in
+// registers; the arithmetic is dotRow's and the generic loop's.
+func dotRows5(t *[5]float64, u blas64.General, buf []float64) {
+	t0, t1, t2, t3, t4 := t[0], t[1], t[2], t[3], t[4]
+	for n := range buf {
+		un := (*[5]float64)(u.Data[n*u.Stride : n*u.Stride+5])
+		s0 := float64(t0*un[0]) + float64(t4*un[4])
+		buf[n] = (s0 + float64(t2*un[2])) + (float64(t1*un[1]) + float64(t3*un[3]))
+	}
+}
+
+func addRows5(g *[5]float64, buf []float64, u blas64.General) {
+	g0, g1, g2, g3, g4 := g[0], g[1], g[2], g[3], g[4]
+	for n, w := range buf {
+		if w == 0 {
+			continue
+		}
+		un := (*[5]float64)(u.Data[n*u.Stride : n*u.Stride+5])
+		g0 += float64(w * un[0])
+		g1 += float64(w * un[1])
+		g2 += float64(w * un[2])
+		g3 += float64(w * un[3])
+		g4 += float64(w * un[4])
+	}
+	g[0], g[1], g[2], g[3], g[4] = g0, g1, g2, g3, g4
+}

@@ -1,0 +1,104 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// evalAll runs every data-term entry point of p on theta: LogJoint,
+// GradLogJoint, LogJointGrad and GradLogJointBatch.
+func evalAll(p *Probit, theta *mat.Dense, batch []int) [][]float64 {
+	s, d := theta.Dims()
+	lj, lj2 := make([]float64, s), make([]float64, s)
+	g, g2, gb := mat.NewDense(s, d, nil), mat.NewDense(s, d, nil), mat.NewDense(s, d, nil)
+	p.LogJoint(lj, theta)
+	p.GradLogJoint(g, theta)
+	p.LogJointGrad(lj2, g2, theta)
+	p.GradLogJointBatch(gb, theta, batch)
+	return [][]float64{lj, g.RawMatrix().Data, lj2, g2.RawMatrix().Data, gb.RawMatrix().Data}
+}
+
+func TestRowPathIsBitIdenticalToTilePath(t *testing.T) {
+	// The row path (d ≤ rowsMaxDim, pure-Go BLAS) against the two-product
+	// tile path, for every d it serves (of every remainder mod 4: gonum's
+	// dot sums blocks of four), with two data tiles (S = 2000: tiles of 524
+	// rows), margins in both tails (|θ| up to ≈ 12, and a row at 40 where
+	// λ underflows to 0), and a minibatch with repeated indices.
+	if singleGemm() {
+		t.Skip("another BLAS: the row path is not used")
+	}
+	for d := 1; d <= rowsMaxDim; d++ {
+		t.Run(fmt.Sprint("d=", d), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(d), 9))
+			ts := make([]float64, d)
+			for j := range ts {
+				ts[j] = rng.NormFloat64()
+			}
+			u, v := probitData(rng, 600, ts)
+			p, _ := NewProbit(u, v, 3)
+			const s = 2000
+			theta := mat.NewDense(s, d, nil)
+			for i := range s {
+				for j := range d {
+					theta.Set(i, j, ts[j]+4*rng.NormFloat64())
+				}
+			}
+			theta.Set(0, 0, 40) // margins where λ underflows to 0
+			batch := []int{3, 3, 599, 0, 17, 17, 250}
+			rows := evalAll(p.Clone(), theta, batch)
+			tilesOnly = true
+			tiles := evalAll(p.Clone(), theta, batch)
+			tilesOnly = false
+			for k := range rows {
+				for i := range rows[k] {
+					if math.Float64bits(rows[k][i]) != math.Float64bits(tiles[k][i]) {
+						t.Fatalf("output %d entry %d: rows %v, tiles %v", k, i, rows[k][i], tiles[k][i])
+					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLogJointGradPaths times the fused log-joint and gradient on
+// the row path and on the tile path at the paper's small-d size (probit
+// d = 5, N = 8500, S = T = 1000 under NOMA); ns/op is one evaluation.
+func BenchmarkLogJointGradPaths(b *testing.B) {
+	for _, c := range []struct{ n, d, s int }{{8500, 5, 1000}} {
+		rng := rand.New(rand.NewPCG(1, 1))
+		ts := make([]float64, c.d)
+		for j := range ts {
+			ts[j] = rng.NormFloat64()
+		}
+		u, v := probitData(rng, c.n, ts)
+		p, _ := NewProbit(u, v, 1)
+		theta := mat.NewDense(c.s, c.d, nil)
+		for i := range c.s {
+			for j := range c.d {
+				theta.Set(i, j, ts[j]+0.1*rng.NormFloat64())
+			}
+		}
+		lj, g := make([]float64, c.s), mat.NewDense(c.s, c.d, nil)
+		for _, tiles := range []bool{false, true} {
+			name := "rows"
+			if tiles {
+				name = "tiles"
+			}
+			b.Run(fmt.Sprintf("N=%d/d=%d/S=%d/%s", c.n, c.d, c.s, name), func(b *testing.B) {
+				tilesOnly = tiles
+				defer func() { tilesOnly = false }()
+				p.LogJointGrad(lj, g, theta)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					p.LogJointGrad(lj, g, theta)
+				}
+				b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N)/float64(c.s*c.n), "ns/margin")
+			})
+		}
+	}
+}
