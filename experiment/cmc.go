@@ -279,6 +279,9 @@ func fitInfo(fit *consensus.Fit) map[string]any {
 	if fit.Unspanned > 0 {
 		info["unspanned_dims"] = fit.Unspanned
 	}
+	if fit.Hessians > 0 {
+		info["hessians"] = fit.Hessians
+	}
 	if fit.Holdout > 0 {
 		info["holdout"] = fit.Holdout
 		info["kept_iteration"] = fit.BestIter

@@ -102,10 +102,11 @@ func paperOptimizer(v runner.Values, access string, batch int) consensus.Setting
 	return consensus.Paper(v.Float("eta_"+access), zeroOff(v.Int("iters_"+access)), batch)
 }
 
-// convergedOptimizer runs whitened full-batch L-BFGS on the in-sample
-// objective, without holdout, until its gradient norm is
-// consensus.ConvergedGradTol times the start's, or at converged_iters
-// iterations (consensus.Converged).
+// convergedOptimizer runs the in-sample objective, without holdout, to a
+// stationary point (consensus.Converged: Newton in whitened coordinates
+// where the Hessian is cheap, else whitened L-BFGS) until its gradient
+// norm is consensus.ConvergedGradTol times the start's, or at
+// converged_iters iterations.
 func convergedOptimizer(v runner.Values) consensus.Settings {
 	return consensus.Converged(v.Int("converged_iters"))
 }
