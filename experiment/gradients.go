@@ -126,6 +126,9 @@ func runGradientTrial(t runner.Task) (runner.TaskOutput, error) {
 		if err != nil {
 			return runner.TaskOutput{}, err
 		}
+		if out.Info["workers"], err = workerDiagnostics(samples); err != nil {
+			return runner.TaskOutput{}, err
+		}
 		if err := t.Err(); err != nil {
 			return runner.TaskOutput{}, err
 		}

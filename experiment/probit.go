@@ -240,6 +240,9 @@ func runProbitTrial(t runner.Task) (runner.TaskOutput, error) {
 	}
 
 	res := runner.TaskOutput{Skipped: out.skipped, Info: out.info}
+	if res.Info["workers"], err = workerDiagnostics(samples); err != nil {
+		return runner.TaskOutput{}, err
+	}
 	for _, s := range resultNames(probitSchemes, runs) {
 		so, ok := out.schemes[s]
 		if !ok {

@@ -1,0 +1,55 @@
+package experiment
+
+import (
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestWorkerDiagnosticsInResults(t *testing.T) {
+	res := run(t, "probit-snr", 0, "trials=1", "snr_db=20", "schemes=gcmc")
+	for _, task := range res.Tasks {
+		w, ok := task.Info["workers"]
+		if !ok {
+			t.Fatalf("task %+v: no worker diagnostics in its info", task.TaskKey)
+		}
+		k := res.Values.Int("K")
+		for _, key := range []string{"max_rhat", "min_ess_bulk", "min_ess_tail"} {
+			vals, ok := w[key].([]any) // as read back from the journal: JSON types
+			if !ok || len(vals) != k {
+				t.Fatalf("%s: %v, want %d values", key, w[key], k)
+			}
+			for i, x := range vals {
+				if v, ok := x.(float64); !ok || !(v > 0) || math.IsInf(v, 0) {
+					t.Errorf("%s of worker %d = %v, want a finite positive number", key, i+1, x)
+				}
+			}
+		}
+	}
+}
+
+func TestWorkerDiagnosticsFlagsAStuckChain(t *testing.T) {
+	// Worker 1 mixes (independent normal draws), worker 2 drifts: only
+	// worker 2 falls below the recommended R̂ and ESS.
+	const n, d = 1000, 2
+	good, stuck := mat.NewDense(n, d, nil), mat.NewDense(n, d, nil)
+	for i := range n {
+		for j := range d {
+			// A deterministic low-discrepancy sequence stands in for iid draws.
+			good.Set(i, j, math.Mod(float64(i)*0.6180339887+float64(j)*0.31, 1))
+			stuck.Set(i, j, float64(i)/n)
+		}
+	}
+	info, err := workerDiagnostics([]*mat.Dense{good, stuck})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flagged := info["below_recommended"].([]any)
+	if len(flagged) != 1 || flagged[0] != any(2) {
+		t.Errorf("below_recommended = %v, want [2]", flagged)
+	}
+	if r := info["max_rhat"].([]float64); !(r[1] > 1.01) || !(r[0] < 1.01) {
+		t.Errorf("max R̂ = %v: want worker 2 above 1.01 and worker 1 below", r)
+	}
+}
