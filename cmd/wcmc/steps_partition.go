@@ -87,7 +87,7 @@ Writes to --out:
   wcmc partition --mnist ./mnist --classes 0,1 --split t10k --num-workers 10 --out shards`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !cmd.Flags().Changed("K") {
+			if !cmd.Flags().Changed("num-workers") {
 				return errors.New("--num-workers is required: the number of workers")
 			}
 			if k < 1 {
@@ -209,7 +209,7 @@ Writes to --out:
 	f.StringVar(&split, "split", dataset.SplitFull, "with --mnist: full (train files for training, t10k for test) or t10k (t10k files only, every 5th image held out)")
 	f.IntVar(&pca, "pca", 30, "with --mnist: principal components kept (0 = raw pixels)")
 	f.BoolVar(&intercept, "intercept", false, "append a constant-1 covariate (intercept) to the files written, d + 1 (default: none, d = 30 with --mnist)")
-	f.IntVar(&k, "K", 0, "number of workers K (required)")
+	f.IntVar(&k, "num-workers", 0, "number of workers K (required)")
 	f.StringVar(&rule, "rule", "equal", "equal or heterogeneous")
 	f.Float64Var(&zeta, "zeta", 0, "class-skew exponent ζ ≥ 0 of --rule heterogeneous")
 	f.Uint64Var(&seed, "seed", 1, "random seed of the split")

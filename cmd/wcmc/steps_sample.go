@@ -44,7 +44,7 @@ from the in-process pipeline (wcmc.SampleWorkers) with the same seed.` + sampler
 			if shard == "" {
 				return errors.New("no shard given (--shard shards/shard-k.csv)")
 			}
-			K, err := workerCount(shard, k, cmd.Flags().Changed("K"))
+			K, err := workerCount(shard, k, cmd.Flags().Changed("num-workers"))
 			if err != nil {
 				return err
 			}
@@ -91,7 +91,7 @@ from the in-process pipeline (wcmc.SampleWorkers) with the same seed.` + sampler
 	f := cmd.Flags()
 	f.StringVar(&shard, "shard", "", "the worker's shard, CSV rows label,x1,…,xd")
 	f.IntVar(&worker, "worker", 0, "worker index k, 1…K (required)")
-	f.IntVar(&k, "K", 0, "number of workers K (default: from partition.json beside the shard)")
+	f.IntVar(&k, "num-workers", 0, "number of workers K (default: from partition.json beside the shard)")
 	sf.register(f, 1000, "variance σ² of the global prior N(0, σ² I); the worker uses Kσ²")
 	f.Uint64Var(&seed, "seed", 1, "random seed; worker k's stream derives from (seed, k)")
 	f.BoolVar(&intercept, "intercept", false, interceptUsage)

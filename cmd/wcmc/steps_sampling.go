@@ -51,7 +51,7 @@ probability, mean step size and leapfrog steps, divergent transitions.`
 // register adds the flags to f, with the command's default S and its
 // wording of the prior variance.
 func (sf *samplingFlags) register(f *pflag.FlagSet, defaultS int, priorDoc string) {
-	f.IntVar(&sf.s, "S", defaultS, "samples to keep per chain")
+	f.IntVar(&sf.s, "samples", defaultS, "samples to keep per chain")
 	f.IntVar(&sf.burnin, "burnin", sampler.DefaultBurnIn, "transitions discarded first (Gibbs sweeps; HMC adapts its step size during them)")
 	f.Float64Var(&sf.priorVar, "prior-var", wcmc.DefaultPriorVar, priorDoc)
 	f.StringVar(&sf.method, "sampler", wcmc.Gibbs, "MCMC sampler: "+strings.Join(sampler.Methods, " or "))
