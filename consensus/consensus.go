@@ -56,10 +56,10 @@ func (m Map) Clone() Map {
 	return out
 }
 
-// Decoder is the map that decodes stream k alone, θ = E_k^† y_k = Bᵀy_k/(l√P_k),
+// SingleWorker is the map that decodes stream k alone, θ = E_k^† y_k = Bᵀy_k/(l√P_k),
 // and ignores the other streams: one worker's samples as the server sees
 // them (the best-single-worker benchmark).
-func Decoder(rx *channel.Received, k int) Map {
+func SingleWorker(rx *channel.Received, k int) Map {
 	m := Map{W: make([]*mat.Dense, rx.Streams())}
 	for i := range m.W {
 		if i == k {

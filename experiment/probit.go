@@ -367,7 +367,7 @@ func (o *cmcOutput) bestSingle(ref *mat.SymDense) error {
 	best, bestErr := -1, 0.0
 	var bestMap consensus.Map
 	for k := range link.K {
-		m := consensus.Decoder(link, k)
+		m := consensus.SingleWorker(link, k)
 		e, err := metric.Err2(m.Apply(link), ref)
 		if err != nil {
 			return fmt.Errorf("%s: %w", SchemeBestSingle, err)

@@ -202,7 +202,7 @@ var stages = []struct{ prefix, stage string }{
 	{"wcmc/consensus.Noiseless", "gaussian schemes"},
 	{"wcmc/channel.", "channel"},
 	{"wcmc/consensus.Map.Apply", "apply maps"},
-	{"wcmc/consensus.Decoder", "apply maps"},
+	{"wcmc/consensus.SingleWorker", "apply maps"},
 	{"wcmc/model.PredictiveProb", "predictive KL"},
 	{"wcmc/metric.PredictiveKL", "predictive KL"},
 	{"wcmc/metric.", "err2 and moments"},

@@ -12,10 +12,16 @@ import (
 	"wcmc/channel"
 	"wcmc/consensus"
 	"wcmc/model"
+	schemes "wcmc/scheme"
 )
 
-// schemeNoiseless is classical CMC on the workers' own samples (no channel).
-const schemeNoiseless = "noiseless"
+// schemeNoiseless is classical CMC on the workers' own samples (no
+// channel), named as in results files; the former name "noiseless" is
+// still accepted (noiselessAlias).
+const (
+	schemeNoiseless = schemes.Noiseless
+	noiselessAlias  = "noiseless"
+)
 
 // The paper's SGD steps (Sec. VI-B), used when --eta is not given.
 const (
@@ -32,7 +38,7 @@ func newAggregateCmd() *cobra.Command {
 		intercept                            bool
 	)
 	cmd := &cobra.Command{
-		Use:   "aggregate [flags] [SAMPLES.npy... (noiseless only)]",
+		Use:   "aggregate [flags] [SAMPLES.npy... (cmc-noiseless only)]",
 		Short: "The server: turn received signals into global posterior samples",
 		Long: `Map the received signals (the directory written by wcmc transmit, with its
 link.json) to S samples of the global posterior, θ_s = Σ_k W_k y_k^{(s)}, with
@@ -42,7 +48,8 @@ the weights W of one scheme:
   wgcmc      the closed-form wireless Gaussian consensus (OMA or NOMA)
   wvcmc      W minimising the variational free-energy bound (OMA or NOMA);
              needs the full data set (--data) for the gradient of log p(θ, Z)
-  noiseless  classical CMC on the workers' own samples, no channel: give
+  cmc-noiseless  classical CMC on the workers' own samples, no channel (also
+             accepted as noiseless): give
              the sample files instead of --rx (a benchmark)
 
 WVCMC's optimiser (--optimizer): lbfgs (default; full batch, stops on a
@@ -55,7 +62,7 @@ iterations, default 50).
 Writes the S×d samples to --out (.npy).` + interceptHelp,
 		Example: `  wcmc aggregate --rx rx --scheme wvcmc --data data.csv --out global.npy
   wcmc aggregate --rx rx --scheme wgcmc --out wgcmc.npy
-  wcmc aggregate --scheme noiseless --out noiseless.npy samples/samples-*.npy`,
+  wcmc aggregate --scheme cmc-noiseless --out noiseless.npy samples/samples-*.npy`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			changed := cmd.Flags().Changed
 			if scheme != wcmc.WVCMC {
@@ -68,9 +75,12 @@ Writes the S×d samples to --out (.npy).` + interceptHelp,
 			if out == "" {
 				return errEmptyOut
 			}
+			if scheme == noiselessAlias {
+				scheme = schemeNoiseless
+			}
 			if scheme == schemeNoiseless {
 				if rxPath != "" {
-					return errors.New("--scheme noiseless uses the workers' sample files, not --rx")
+					return errors.New("--scheme cmc-noiseless uses the workers' sample files, not --rx")
 				}
 				paths, samples, err := readSamples(args)
 				if err != nil {
@@ -90,13 +100,13 @@ Writes the S×d samples to --out (.npy).` + interceptHelp,
 				return nil
 			}
 			if len(args) > 0 {
-				return fmt.Errorf("unexpected arguments %v: sample files are for --scheme noiseless only", args)
+				return fmt.Errorf("unexpected arguments %v: sample files are for --scheme cmc-noiseless only", args)
 			}
 			a := wcmc.Aggregation{Scheme: scheme}
 			switch scheme {
 			case wcmc.GCMC, wcmc.WGCMC, wcmc.WVCMC:
 			default:
-				return fmt.Errorf("--scheme %q: want gcmc, wgcmc, wvcmc or noiseless", scheme)
+				return fmt.Errorf("--scheme %q: want gcmc, wgcmc, wvcmc or cmc-noiseless", scheme)
 			}
 			if rxPath == "" {
 				return errors.New("no received signals: give --rx, the directory written by wcmc transmit")
@@ -159,7 +169,7 @@ Writes the S×d samples to --out (.npy).` + interceptHelp,
 	}
 	f := cmd.Flags()
 	f.StringVar(&rxPath, "rx", "", "directory written by wcmc transmit (or its link.json)")
-	f.StringVar(&scheme, "scheme", wcmc.WVCMC, "gcmc, wgcmc, wvcmc or noiseless")
+	f.StringVar(&scheme, "scheme", wcmc.WVCMC, "gcmc, wgcmc, wvcmc or cmc-noiseless (formerly noiseless)")
 	f.StringVar(&data, "data", "", "wvcmc: the full data set, CSV rows label,x1,…,xd")
 	f.BoolVar(&intercept, "intercept", false, "wvcmc: "+interceptUsage)
 	f.Float64Var(&priorVar, "prior-var", wcmc.DefaultPriorVar, "wvcmc: variance σ² of the global prior N(0, σ² I), as given to the workers")
