@@ -19,7 +19,7 @@ import (
 // worker. The global posterior is N(0, C), C = (Σ_k C_k^{-1})^{-1}, and the
 // exact C is the reference second moment in eq: err2.
 
-func init() {
+func registerGauss() {
 	register(gaussSpec("gauss-blocks", "Fig. 2",
 		"err2 vs number of communication blocks T (S = T/K OMA, S = T NOMA), homogeneous Gaussian subposteriors, 5 dB",
 		"T", "communication blocks T", true, "homogeneous",

@@ -32,7 +32,7 @@ const SchemeSGLD = scheme.SGLD
 
 var gradientSchemes = []string{SchemeWVCMCOMA, SchemeWVCMCNOMA, SchemeSGLD}
 
-func init() {
+func registerGradients() {
 	register(gradientSpec("probit-gradients", "Fig. 4",
 		"probit (d = 5): err2 vs gradients computed at the server, WVCMC (S = 50, 15 dB) vs SGLD",
 		probitParams(), map[string]string{"snr_db": "15", "sgld_batch": "500", "sgld_gamma": "0.7", "sgld_burnin": "10000"},

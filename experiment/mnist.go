@@ -33,7 +33,7 @@ import (
 // builds the same covariates (dataset.LoadMNISTFeatures), its --intercept
 // being bias.
 
-func init() {
+func registerMNIST() {
 	snr := probitVariant{x: "snr_db", xlabel: "SNR (dB)"}
 	for _, v := range []struct {
 		id, fig, desc string

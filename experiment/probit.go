@@ -38,7 +38,7 @@ var probitMetricLabels = map[string]string{
 	"kl_fresh":   "predictive KL divergence on fresh signals (nats)",
 }
 
-func init() {
+func registerProbit() {
 	register(probitSpec(probitVariant{
 		id: "probit-snr", fig: "Fig. 5", x: "snr_db", xlabel: "SNR (dB)",
 		desc: "probit regression (d = 5, N = 8500): err2 vs SNR, T = 1000, K = 20",

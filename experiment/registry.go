@@ -15,6 +15,14 @@ import (
 
 var registry = map[string]runner.Spec{}
 
+// The experiments' registrations, listed here once: each adds the specs of
+// one file (a new experiment adds its function to this list).
+func init() {
+	for _, add := range []func(){registerGauss, registerGradients, registerProbit, registerMNIST} {
+		add()
+	}
+}
+
 // quickConvergedIters caps the converged protocol in --quick runs, which
 // are smoke tests: at the cap its status says "iteration cap", not
 // converged.
