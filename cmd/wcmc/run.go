@@ -28,6 +28,7 @@ func newRunCmd(specs []runner.Spec) *cobra.Command {
 		shardFlag  string
 		shardCount int
 		bandName   string
+		dryRun     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run ID",
@@ -100,6 +101,21 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 			opts.Progress = progressOut(cmd)
 			opts.Dir = out
 			opts.Shard = shard
+			if dryRun {
+				// Plan only: every parameter and relation checked, nothing run
+				// or written (the Slurm recipe validates its arguments so).
+				plan, err := runner.NewPlan(spec, opts.Options)
+				if err != nil {
+					return err
+				}
+				keys, err := plan.ShardTasks(shard)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "parameters valid; shard %s of %s holds %d of %d tasks; nothing was run\n",
+					shard, spec.ID, len(keys), len(plan.Tasks))
+				return nil
+			}
 			resume := resumeCommand(cmd, spec.ID, opts.Options, out, shardFlag, shardCount)
 			finished := make(chan struct{})
 			defer close(finished)
@@ -153,6 +169,7 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 	f.BoolVar(&opts.Resume, "resume", false, "continue the interrupted run journaled in --out (same settings), skipping its finished tasks")
 	f.StringVar(&shardFlag, "shard", "", "run slice i of n (0-based, e.g. 2/8) and write only its journal; combine with 'wcmc merge'")
 	f.IntVar(&shardCount, "shard-count", 0, "number of shards when the index comes from JOB_COMPLETION_INDEX (default $WCMC_SHARD_COUNT)")
+	f.BoolVar(&dryRun, "dry-run", false, "check the parameters and the shard, print how many tasks it holds, and run nothing")
 	f.StringVar(&bandName, "band", results.BandCI.String(), "figure bands: ci (95% confidence interval of the mean) or spread (5-95% range of the trials)")
 	cmd.RegisterFlagCompletionFunc("set", completeSets(specs))
 	cmd.RegisterFlagCompletionFunc("band", completeWords(results.Bands...))
