@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"wcmc"
+	"wcmc/diagnostics"
 	"wcmc/npy"
 	"wcmc/sampler"
 )
@@ -23,6 +24,7 @@ type samplingFlags struct {
 	s, burnin, chains, thin int
 	priorVar                float64
 	method                  string
+	limits                  diagnostics.Thresholds // the warning thresholds
 }
 
 // samplerHelp is the part of the commands' help on samplers and chains.
@@ -57,6 +59,19 @@ func (sf *samplingFlags) register(f *pflag.FlagSet, defaultS int, priorDoc strin
 	f.StringVar(&sf.method, "sampler", wcmc.Gibbs, "MCMC sampler: "+strings.Join(sampler.Methods, " or "))
 	f.IntVar(&sf.chains, "chains", 1, "number of chains C, run in parallel (C > 1 writes a (C, S, d) array)")
 	f.IntVar(&sf.thin, "thin", 1, "keep every thin-th transition after burn-in")
+	f.Float64Var(&sf.limits.MaxRhat, "max-rhat", diagnostics.Recommended.MaxRhat, "warn for a parameter whose split-R̂ exceeds this")
+	f.Float64Var(&sf.limits.MinESS, "min-ess", diagnostics.Recommended.MinESS, "warn for a parameter whose bulk or tail ESS is below this")
+}
+
+// warnings checks the warning thresholds.
+func (sf *samplingFlags) warnings() (diagnostics.Thresholds, error) {
+	switch {
+	case !(sf.limits.MaxRhat >= 1) || math.IsInf(sf.limits.MaxRhat, 1):
+		return diagnostics.Thresholds{}, fmt.Errorf("--max-rhat must be a finite number ≥ 1, got %v", sf.limits.MaxRhat)
+	case !(sf.limits.MinESS >= 0) || math.IsInf(sf.limits.MinESS, 1):
+		return diagnostics.Thresholds{}, fmt.Errorf("--min-ess must be a finite number ≥ 0, got %v", sf.limits.MinESS)
+	}
+	return sf.limits, nil
 }
 
 // sampling checks the flags and returns them as a wcmc.Sampling.

@@ -16,9 +16,10 @@ import (
 
 // sampleSummary is the diagnostics table of one sample file.
 type sampleSummary struct {
-	path  string // the .summary.csv file
-	names []string
-	rows  []diagnostics.Summary
+	path   string // the .summary.csv file
+	names  []string
+	rows   []diagnostics.Summary
+	limits diagnostics.Thresholds // what a warning is raised for (diagnostics.Recommended unless set)
 }
 
 // summaryPath returns the summary file beside the sample file out:
@@ -34,7 +35,7 @@ func summarize(out string, chains ...*mat.Dense) (sampleSummary, error) {
 	if err != nil {
 		return sampleSummary{}, err
 	}
-	return sampleSummary{summaryPath(out), diagnostics.Names("theta", len(rows)), rows}, nil
+	return sampleSummary{path: summaryPath(out), names: diagnostics.Names("theta", len(rows)), rows: rows}, nil
 }
 
 // file is the summary's output file, to write with the samples.
@@ -54,7 +55,10 @@ func (s sampleSummary) print(stdout, stderr io.Writer, samples string, chains in
 	fmt.Fprintf(stdout, "summary (%s; also in %s):\n", what, s.path)
 	diagnostics.WriteTable(stdout, s.names, s.rows)
 	var bad []string
-	t := diagnostics.Recommended
+	t := s.limits
+	if t == (diagnostics.Thresholds{}) {
+		t = diagnostics.Recommended
+	}
 	for j, r := range s.rows {
 		if f := t.Failures(r); f != nil {
 			bad = append(bad, fmt.Sprintf("%s (%s)", s.names[j], strings.Join(f, ", ")))
@@ -66,7 +70,7 @@ func (s sampleSummary) print(stdout, stderr io.Writer, samples string, chains in
 			remedy += "; if R̂ stays high, Gibbs mixes too slowly here: use --sampler hmc"
 		}
 		fmt.Fprintf(stderr, "warning: %s: %d of %d parameters fail R̂ ≤ %g and bulk and tail ESS ≥ %g "+
-			"(the thresholds of Vehtari et al. 2021): %s. Their means and quantiles are not yet reliable; %s.\n",
+			"(Vehtari et al. 2021 recommend 1.01 and 400; --max-rhat, --min-ess): %s. Their means and quantiles are not yet reliable; %s.\n",
 			samples, len(bad), len(s.rows), t.MaxRhat, t.MinESS, strings.Join(bad, "; "), remedy)
 	}
 }

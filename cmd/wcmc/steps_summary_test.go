@@ -98,3 +98,29 @@ func TestSampleSummaryNoWarning(t *testing.T) {
 		t.Errorf("stdout:\n%s", stdout.String())
 	}
 }
+
+// The warning thresholds are flags: loose ones silence the warning that
+// 40 Gibbs draws raise at the recommended ones, and bad ones are refused
+// before anything is drawn.
+func TestSummaryThresholdFlags(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "reference.npy")
+	base := []string{"posterior", "--data", stepsData, "--samples", "40", "--burnin", "5", "--out", out}
+	code, _, stderr := runCLI(t, append(base, "--max-rhat", "100", "--min-ess", "0")...)
+	if code != 0 || strings.Contains(stderr, "warning") {
+		t.Errorf("loose thresholds: exit %d, stderr %q", code, stderr)
+	}
+	for _, c := range []struct{ flag, value, want string }{
+		{"--max-rhat", "0.5", "--max-rhat must be a finite number ≥ 1"},
+		{"--min-ess", "-1", "--min-ess must be a finite number ≥ 0"},
+	} {
+		bad := filepath.Join(dir, "bad.npy")
+		code, _, stderr := runCLI(t, "posterior", "--data", stepsData, "--samples", "40", c.flag, c.value, "--out", bad)
+		if code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s %s: exit %d, stderr %q", c.flag, c.value, code, stderr)
+		}
+		if _, err := os.Stat(bad); !os.IsNotExist(err) {
+			t.Errorf("%s %s: wrote %s", c.flag, c.value, bad)
+		}
+	}
+}
