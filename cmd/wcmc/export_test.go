@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"wcmc"
+	"wcmc/diagnostics"
 	"wcmc/internal/pycheck"
 )
 
@@ -50,7 +51,7 @@ func TestExportOpensInXarray(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := filepath.Join(dir, "post.npy")
-	o, err := newSampleOutput(in, draws, s, 3)
+	o, err := newSampleOutput(in, draws, s, 3, diagnostics.Recommended)
 	if err != nil {
 		t.Fatal(err)
 	}

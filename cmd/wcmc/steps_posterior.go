@@ -40,10 +40,6 @@ parameter with R̂ > 1.01 or an ESS < 400, and FILE.sampler.json.` + samplerHelp
 			if err != nil {
 				return err
 			}
-			limits, err := sf.warnings()
-			if err != nil {
-				return err
-			}
 			set, err := readCovariates(data, intercept)
 			if err != nil {
 				return err
@@ -57,11 +53,10 @@ parameter with R̂ > 1.01 or an ESS < 400, and FILE.sampler.json.` + samplerHelp
 			if err != nil {
 				return fmt.Errorf("%s: %w", data, err)
 			}
-			o, err := newSampleOutput(out, draws, sampling, seed)
+			o, err := newSampleOutput(out, draws, sampling, seed, sf.limits)
 			if err != nil {
 				return err
 			}
-			o.summary.limits = limits
 			if err := o.write(); err != nil {
 				return err
 			}

@@ -55,10 +55,6 @@ from the in-process pipeline (wcmc.SampleWorkers) with the same seed.` + sampler
 			if err != nil {
 				return err
 			}
-			limits, err := sf.warnings()
-			if err != nil {
-				return err
-			}
 			data, err := readCovariates(shard, intercept)
 			if err != nil {
 				return err
@@ -78,11 +74,10 @@ from the in-process pipeline (wcmc.SampleWorkers) with the same seed.` + sampler
 			if err != nil {
 				return fmt.Errorf("%s: %w", shard, err)
 			}
-			o, err := newSampleOutput(out, draws, sampling, seed)
+			o, err := newSampleOutput(out, draws, sampling, seed, sf.limits)
 			if err != nil {
 				return err
 			}
-			o.summary.limits = limits
 			o.record.Worker, o.record.K = worker, K
 			if err := o.write(); err != nil {
 				return err

@@ -63,20 +63,14 @@ func (sf *samplingFlags) register(f *pflag.FlagSet, defaultS int, priorDoc strin
 	f.Float64Var(&sf.limits.MinESS, "min-ess", diagnostics.Recommended.MinESS, "warn for a parameter whose bulk or tail ESS is below this")
 }
 
-// warnings checks the warning thresholds.
-func (sf *samplingFlags) warnings() (diagnostics.Thresholds, error) {
-	switch {
-	case !(sf.limits.MaxRhat >= 1) || math.IsInf(sf.limits.MaxRhat, 1):
-		return diagnostics.Thresholds{}, fmt.Errorf("--max-rhat must be a finite number ≥ 1, got %v", sf.limits.MaxRhat)
-	case !(sf.limits.MinESS >= 0) || math.IsInf(sf.limits.MinESS, 1):
-		return diagnostics.Thresholds{}, fmt.Errorf("--min-ess must be a finite number ≥ 0, got %v", sf.limits.MinESS)
-	}
-	return sf.limits, nil
-}
-
-// sampling checks the flags and returns them as a wcmc.Sampling.
+// sampling checks the flags (the warning thresholds, sf.limits, too) and
+// returns them as a wcmc.Sampling.
 func (sf *samplingFlags) sampling() (wcmc.Sampling, error) {
 	switch {
+	case !(sf.limits.MaxRhat >= 1) || math.IsInf(sf.limits.MaxRhat, 1):
+		return wcmc.Sampling{}, fmt.Errorf("--max-rhat must be a finite number ≥ 1, got %v", sf.limits.MaxRhat)
+	case !(sf.limits.MinESS >= 0) || math.IsInf(sf.limits.MinESS, 1):
+		return wcmc.Sampling{}, fmt.Errorf("--min-ess must be a finite number ≥ 0, got %v", sf.limits.MinESS)
 	case sf.s < 1:
 		return wcmc.Sampling{}, fmt.Errorf("--samples must be ≥ 1, got %d", sf.s)
 	case sf.burnin < 0:
@@ -144,9 +138,9 @@ type sampleOutput struct {
 }
 
 // newSampleOutput prepares the files of draws to be written to path (.npy)
-// with the settings s and seed.
-func newSampleOutput(path string, draws *wcmc.Draws, s wcmc.Sampling, seed uint64) (*sampleOutput, error) {
-	summary, err := summarize(path, draws.Chains...)
+// with the settings s and seed; its summary warns beyond limits.
+func newSampleOutput(path string, draws *wcmc.Draws, s wcmc.Sampling, seed uint64, limits diagnostics.Thresholds) (*sampleOutput, error) {
+	summary, err := summarize(path, limits, draws.Chains...)
 	if err != nil {
 		return nil, err
 	}

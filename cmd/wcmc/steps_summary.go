@@ -19,7 +19,7 @@ type sampleSummary struct {
 	path   string // the .summary.csv file
 	names  []string
 	rows   []diagnostics.Summary
-	limits diagnostics.Thresholds // what a warning is raised for (diagnostics.Recommended unless set)
+	limits diagnostics.Thresholds // what a warning is raised for
 }
 
 // summaryPath returns the summary file beside the sample file out:
@@ -29,13 +29,13 @@ func summaryPath(out string) string {
 }
 
 // summarize computes the diagnostics of the samples written to out, one
-// matrix (draws × d) per chain.
-func summarize(out string, chains ...*mat.Dense) (sampleSummary, error) {
+// matrix (draws × d) per chain; print warns beyond limits.
+func summarize(out string, limits diagnostics.Thresholds, chains ...*mat.Dense) (sampleSummary, error) {
 	rows, err := diagnostics.SummarizeChains(chains)
 	if err != nil {
 		return sampleSummary{}, err
 	}
-	return sampleSummary{path: summaryPath(out), names: diagnostics.Names("theta", len(rows)), rows: rows}, nil
+	return sampleSummary{path: summaryPath(out), names: diagnostics.Names("theta", len(rows)), rows: rows, limits: limits}, nil
 }
 
 // file is the summary's output file, to write with the samples.
@@ -56,9 +56,6 @@ func (s sampleSummary) print(stdout, stderr io.Writer, samples string, chains in
 	diagnostics.WriteTable(stdout, s.names, s.rows)
 	var bad []string
 	t := s.limits
-	if t == (diagnostics.Thresholds{}) {
-		t = diagnostics.Recommended
-	}
 	for j, r := range s.rows {
 		if f := t.Failures(r); f != nil {
 			bad = append(bad, fmt.Sprintf("%s (%s)", s.names[j], strings.Join(f, ", ")))

@@ -82,7 +82,7 @@ func TestSampleSummaryNoWarning(t *testing.T) {
 		theta.Set(i, 0, rng.NormFloat64())
 		theta.Set(i, 1, 5+rng.NormFloat64())
 	}
-	s, err := summarize("dir/x.npy", theta)
+	s, err := summarize("dir/x.npy", diagnostics.Recommended, theta)
 	if err != nil {
 		t.Fatal(err)
 	}
