@@ -5,7 +5,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +12,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/experiment"
 	"wcmc/internal/memlimit"
 )
 
@@ -154,10 +152,9 @@ func TestStepsRefuseAbsurdSizes(t *testing.T) {
 		{"probit-snr", "ref_samples=1e11", "ref_samples = 1e11"},
 		{"probit-snr", "n_test=1e11", "n_test = 1e11"},
 	} {
-		var o, e bytes.Buffer
-		code := execute(context.Background(), experiment.All(), []string{"run", c.id, "--quick", "--set", c.set, "--out", p("run")}, &o, &e)
-		if code == 0 || !strings.Contains(e.String(), c.want) || !strings.Contains(e.String(), "needs about") || !strings.Contains(e.String(), "more than the 4 GiB available") {
-			t.Errorf("run %s --set %s: exit %d\n%s", c.id, c.set, code, e.String())
+		code, _, stderr := reproRun(t, "run", c.id, "--quick", "--set", c.set, "--out", p("run"))
+		if code == 0 || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "needs about") || !strings.Contains(stderr, "more than the 4 GiB available") {
+			t.Errorf("run %s --set %s: exit %d\n%s", c.id, c.set, code, stderr)
 		}
 	}
 	if _, err := os.Stat(p("run")); err == nil {
