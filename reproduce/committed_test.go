@@ -13,7 +13,6 @@ import (
 
 	"wcmc/experiment"
 	"wcmc/report"
-	"wcmc/runner"
 	"wcmc/runner/results"
 )
 
@@ -54,10 +53,8 @@ func docBlock(t *testing.T, path string) []byte {
 func verdictTableProblems(t *testing.T, dir string, docs []string) []string {
 	t.Helper()
 	// The experiments stored, in the report's (figure) order.
-	specs := slices.Clone(experiment.All())
-	slices.SortStableFunc(specs, func(a, b runner.Spec) int { return figureNumber(a) - figureNumber(b) })
 	var runs []report.Run
-	for _, spec := range specs {
+	for _, spec := range FigureOrder(experiment.All()) {
 		res, err := results.Load(dir, spec)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
