@@ -22,6 +22,7 @@ func workerDiagnostics(samples []*mat.Dense) (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
+		below := false
 		for j, su := range sums {
 			if j == 0 || su.Rhat > maxRhat[w] {
 				maxRhat[w] = su.Rhat
@@ -32,9 +33,10 @@ func workerDiagnostics(samples []*mat.Dense) (map[string]any, error) {
 			if j == 0 || su.ESSTail < minTail[w] {
 				minTail[w] = su.ESSTail
 			}
-			if len(diagnostics.Recommended.Failures(su)) > 0 && (len(flagged) == 0 || flagged[len(flagged)-1] != any(w+1)) {
-				flagged = append(flagged, w+1)
-			}
+			below = below || len(diagnostics.Recommended.Failures(su)) > 0
+		}
+		if below {
+			flagged = append(flagged, w+1)
 		}
 	}
 	return map[string]any{
