@@ -390,11 +390,7 @@ func caption(v runner.Values) string {
 	}
 	// Other protocols' curves carry their names (.paper, .converged).
 	if ps, err := parseProtocols(v); err == nil && (len(ps) > 1 || ps[0] != scheme.Default) {
-		names := make([]string, len(ps))
-		for i, p := range ps {
-			names[i] = string(p)
-		}
-		opt = "protocols " + strings.Join(names, ", ") + " (default = " + strings.TrimPrefix(opt, "WVCMC: ") + ")"
+		opt = "protocols " + scheme.Join(ps, ", ") + " (default = " + strings.TrimPrefix(opt, "WVCMC: ") + ")"
 	}
 	return fmt.Sprintf("%s; %s fading, l = %s, P = %s", opt, v.Raw("fading"), v.Raw("repetition"), v.Raw("power"))
 }

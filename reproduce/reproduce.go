@@ -59,11 +59,7 @@ type Summary struct {
 
 // AllProtocols is the "protocols" value that runs every protocol.
 func AllProtocols() string {
-	names := make([]string, len(scheme.Protocols))
-	for i, p := range scheme.Protocols {
-		names[i] = string(p)
-	}
-	return strings.Join(names, ",")
+	return scheme.Join(scheme.Protocols, ",")
 }
 
 // figureNumber returns N of a spec's "Fig. N", or a large number when it

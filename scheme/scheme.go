@@ -74,11 +74,16 @@ func ParseProtocol(s string) (Protocol, error) {
 			return p, nil
 		}
 	}
-	names := make([]string, len(Protocols))
-	for i, p := range Protocols {
+	return "", fmt.Errorf("unknown protocol %q (known: %s)", s, Join(Protocols, ", "))
+}
+
+// Join returns the names of ps separated by sep.
+func Join(ps []Protocol, sep string) string {
+	names := make([]string, len(ps))
+	for i, p := range ps {
 		names[i] = string(p)
 	}
-	return "", fmt.Errorf("unknown protocol %q (known: %s)", s, strings.Join(names, ", "))
+	return strings.Join(names, sep)
 }
 
 // Under returns the result name of scheme s run under protocol p: s itself
