@@ -1,13 +1,14 @@
 package claims
 
 import (
-	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"slices"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"wcmc/internal/seed"
 )
 
 // Bootstrap settings.
@@ -69,20 +70,7 @@ type bootOut struct {
 // seeded returns a generator seeded from the words given (the claim ID,
 // protocol and comparison), so that every comparison's resamples are
 // fixed by what it compares and nothing else.
-func seeded(words ...string) *rand.Rand {
-	h := fnv.New128a()
-	for _, w := range words {
-		h.Write([]byte(w))
-		h.Write([]byte{0})
-	}
-	s := h.Sum(nil)
-	var a, b uint64
-	for i := range 8 {
-		a = a<<8 | uint64(s[i])
-		b = b<<8 | uint64(s[8+i])
-	}
-	return rand.New(rand.NewPCG(a, b))
-}
+func seeded(words ...string) *rand.Rand { return seed.Words(words...).Rand() }
 
 // work holds a sample in row-major form with buffers for resampling.
 type work struct {

@@ -150,8 +150,10 @@ func (c Claim) Protocols() []scheme.Protocol {
 
 // Evaluate checks c on the per-trial values of its experiment's result
 // under protocol p. It is NotEvaluated when res holds no value of c's
-// metric, when what c compares is absent, or when c compares a WVCMC
-// scheme and res has no run of it under p.
+// metric, when what c compares is absent, when c compares a WVCMC scheme
+// and res has no run of it under p, or, under scheme.Converged, when any
+// of the compared fits stopped short of a stationary point (its status in
+// the results JSON), so that "converged" never stands for less.
 func (c Claim) Evaluate(res *runner.Result, p scheme.Protocol) Outcome {
 	o := c.evaluate(res, p)
 	o.Protocol = p
@@ -169,6 +171,11 @@ func (c Claim) evaluate(res *runner.Result, p scheme.Protocol) Outcome {
 	f := c.formula(t)
 	if t.usedVariational() && !HasProtocol(res, p) {
 		return notEvaluated("run without the %s protocol (no WVCMC values under it)", p)
+	}
+	if p == scheme.Converged {
+		if bad, seen, st := t.unstationary(res); bad > 0 {
+			return notEvaluated("%d of %d converged fits stopped before a stationary point (%s); raise converged_iters", bad, seen, strings.Join(st, ", "))
+		}
 	}
 	return evaluate(f, c.ID+"|"+string(p))
 }

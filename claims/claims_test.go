@@ -490,6 +490,42 @@ func TestClaimsPerProtocol(t *testing.T) {
 	}
 }
 
+// Under the converged protocol a claim is judged only if every compared
+// fit stopped at a stationary point (status gradient-converged in the
+// results JSON); one fit at the iteration cap makes it not-evaluated, and
+// fits of schemes the claim does not compare do not matter.
+func TestConvergedNeedsStationaryFits(t *testing.T) {
+	c, _ := claims.Lookup("fig3-wvcmc-noma-ahead")
+	mark := func(res *runner.Result, s string, status func(i int) string) {
+		for i := range res.Tasks {
+			if res.Tasks[i].Info == nil {
+				res.Tasks[i].Info = map[string]map[string]any{}
+			}
+			res.Tasks[i].Info[scheme.Under(s, scheme.Converged)] = map[string]any{"status": status(i)}
+		}
+	}
+	res := gaussSNRFail.result("err2", trials, scheme.Converged)
+	mark(res, scheme.WVCMCNOMA, func(int) string { return "gradient-converged" })
+	mark(res, scheme.WVCMCOMA, func(int) string { return "gradient-converged" })
+	if o := c.Evaluate(res, scheme.Converged); o.Verdict != claims.Fails {
+		t.Fatalf("all fits stationary: %v (%s), want fails", o.Verdict, o.Reason)
+	}
+	mark(res, scheme.WVCMCNOMA, func(i int) string {
+		if i == 3 {
+			return "iteration-cap"
+		}
+		return "gradient-converged"
+	})
+	o := c.Evaluate(res, scheme.Converged)
+	if o.Verdict != claims.NotEvaluated || !strings.Contains(o.Reason, "1 of ") || !strings.Contains(o.Reason, "iteration-cap") {
+		t.Errorf("one fit at the cap: %v (%s), want not-evaluated naming it", o.Verdict, o.Reason)
+	}
+	// The paper protocol's verdict ignores the converged fits' statuses.
+	if o := c.Evaluate(res, scheme.Paper); o.Verdict != claims.NotEvaluated || !strings.Contains(o.Reason, "without the paper protocol") {
+		t.Errorf("under paper, not run: %v (%s)", o.Verdict, o.Reason)
+	}
+}
+
 // Schemes of one trial are compared pair by pair: a difference of 5%
 // buried in a trial-to-trial spread of several times the mean is found
 // because both schemes share each trial's factor.

@@ -201,3 +201,34 @@ func (t *Trials) trialsOf(refs ...ref) []int {
 	}
 	return out
 }
+
+// unstationary counts, over the tasks of res, the fits of the variational
+// schemes a check used (run under the converged protocol) that did not
+// stop at a stationary point: every status other than gradient-converged
+// (consensus.Status names in the results JSON), except the gradient
+// budget of a trajectory, whose checkpoints are the point of such a run.
+// It returns that count, the number of fits seen and the statuses met.
+func (t *Trials) unstationary(res *runner.Result) (bad, seen int, statuses []string) {
+	for _, task := range res.Tasks {
+		for s := range t.used {
+			if !scheme.IsVariational(s) {
+				continue
+			}
+			info, ok := task.Info[scheme.Under(s, scheme.Converged)]
+			if !ok {
+				continue
+			}
+			seen++
+			st, _ := info["status"].(string)
+			if st == "gradient-converged" || (res.Spec.Trajectory && st == "budget-spent") {
+				continue
+			}
+			bad++
+			if !slices.Contains(statuses, st) {
+				statuses = append(statuses, st)
+			}
+		}
+	}
+	slices.Sort(statuses)
+	return bad, seen, statuses
+}

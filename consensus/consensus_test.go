@@ -329,7 +329,7 @@ func TestLBFGSAndNewtonReachGaussianNOMAOptimum(t *testing.T) {
 		// about 1e-6 times the condition numbers of C and W.
 		{Settings{Method: Newton{}.FirstOrder(), Holdout: Off}, 1e-5, NameLBFGS},
 		// Newton, with the same stopping rule (the Converged preset).
-		{Converged(0), 1e-5, NameNewton},
+		{Converged(0, 0), 1e-5, NameNewton},
 	} {
 		rng := rand.New(rand.NewPCG(23, 24))
 		samples := make([]*mat.Dense, len(cs))

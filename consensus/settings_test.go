@@ -282,7 +282,7 @@ func TestConvergedReachesAStationaryPoint(t *testing.T) {
 	// hence the floor.
 	for _, access := range []channel.Access{channel.OMA, channel.NOMA} {
 		rx, init, gauss, _, rng := threeWorkers(t, access, 51, 60)
-		fit, err := WVCMC(context.Background(), rng, rx, gauss, init, Converged(0))
+		fit, err := WVCMC(context.Background(), rng, rx, gauss, init, Converged(0, 0))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -312,7 +312,7 @@ func TestConvergedOnAnUnboundedObjective(t *testing.T) {
 	// directions vanishes there, the full one does not.
 	rx, init, gauss, _, rng := threeWorkers(t, channel.OMA, 53, 10)
 	v, _ := NewVariational(rx, gauss)
-	fit, err := WVCMC(context.Background(), rng, rx, gauss, init, Converged(0))
+	fit, err := WVCMC(context.Background(), rng, rx, gauss, init, Converged(0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"wcmc/channel"
 	"wcmc/consensus"
+	"wcmc/internal/seed"
 	"wcmc/model"
 	"wcmc/runner"
 	"wcmc/scheme"
@@ -71,8 +72,8 @@ func (o *cmcOutput) skip(scheme, format string, args ...any) {
 // scheme does not change any other scheme's numbers.
 func runCMC(rng *rand.Rand, samples []*mat.Dense, cfg cmcConfig) (*cmcOutput, error) {
 	out := &cmcOutput{schemes: map[string]*schemeOutput{}, info: map[string]map[string]any{}}
-	omaRng := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
-	nomaRng := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
+	omaRng := seed.Split(rng)
+	nomaRng := seed.Split(rng)
 	wvOMASeed, wvNOMASeed := splitSeeds(rng), splitSeeds(rng)
 
 	on := func(names ...string) bool {
@@ -348,14 +349,14 @@ func (o *cmcOutput) applyFresh(rng *rand.Rand, link channel.Config, fresh []*mat
 	}
 	again := map[*channel.Received]*channel.Received{}
 	if o.omaLink != nil {
-		rx, err := channel.Retransmit(split(rng), link, o.omaLink, rows(nOMA))
+		rx, err := channel.Retransmit(seed.Split(rng), link, o.omaLink, rows(nOMA))
 		if err != nil {
 			return nil, fmt.Errorf("fresh OMA signals: %w", err)
 		}
 		again[o.omaLink] = rx
 	}
 	if o.nomaLink != nil {
-		rx, err := channel.Retransmit(split(rng), link, o.nomaLink, rows(nNOMA))
+		rx, err := channel.Retransmit(seed.Split(rng), link, o.nomaLink, rows(nNOMA))
 		if err != nil {
 			return nil, fmt.Errorf("fresh NOMA signals: %w", err)
 		}

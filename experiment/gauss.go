@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"wcmc/channel"
+	"wcmc/internal/seed"
 	"wcmc/metric"
 	"wcmc/model"
 	"wcmc/runner"
@@ -145,7 +146,7 @@ func runGaussTrial(t runner.Task) (runner.TaskOutput, error) {
 		return runner.TaskOutput{}, err
 	}
 	// Every worker draws T exact samples; OMA sends the first ⌊T/K⌋.
-	sampleRng := rand.New(rand.NewPCG(t.Rng.Uint64(), t.Rng.Uint64()))
+	sampleRng := seed.Split(t.Rng)
 	samples := make([]*mat.Dense, k)
 	for i, g := range p.sub {
 		samples[i] = drawGaussian(sampleRng, g, T)

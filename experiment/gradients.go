@@ -12,6 +12,7 @@ import (
 
 	"wcmc/channel"
 	"wcmc/consensus"
+	"wcmc/internal/seed"
 	"wcmc/metric"
 	"wcmc/runner"
 	"wcmc/sampler"
@@ -117,7 +118,7 @@ func runGradientTrial(t runner.Task) (runner.TaskOutput, error) {
 		return runner.TaskOutput{}, err
 	}
 	partRng, workerRngs := workerStreams(t.Rng, k)
-	linkRng, optSeed, sgldRng := split(t.Rng), splitSeeds(t.Rng), split(t.Rng)
+	linkRng, optSeed, sgldRng := seed.Split(t.Rng), splitSeeds(t.Rng), seed.Split(t.Rng)
 
 	var out runner.TaskOutput
 	out.Info = map[string]map[string]any{}

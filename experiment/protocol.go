@@ -2,11 +2,11 @@ package experiment
 
 import (
 	"fmt"
-	"hash/fnv"
 	"math/rand/v2"
 	"strings"
 
 	"wcmc/consensus"
+	"wcmc/internal/seed"
 	"wcmc/runner"
 	"wcmc/scheme"
 )
@@ -29,7 +29,9 @@ type protocolRun struct {
 // converged one.
 func protocolParams() []runner.Param {
 	return []runner.Param{protocolsParam(),
-		intParam("converged_iters", "20000", "iteration cap of the converged protocol (its status in the results JSON says whether the cap or convergence stopped it)", 1)}
+		intParam("converged_iters", "20000", "iteration cap of the converged protocol (its status in the results JSON says whether the cap or convergence stopped it)", 1),
+		positiveParam("converged_tol", "1e-4", "the converged protocol stops when the in-sample objective's gradient norm is this fraction of its start value "+
+			"(1e-4 settles the in-sample err2 and kl within 0.5%; see docs/PERFORMANCE.md)")}
 }
 
 // protocolsParam lists the protocols a run evaluates.
@@ -82,6 +84,9 @@ func protocolRuns(v runner.Values, batch int, etaDiv float64) ([]protocolRun, er
 		case scheme.Paper:
 			r.oma, r.noma = paperOptimizer(v, "oma", batch), paperOptimizer(v, "noma", batch)
 		case scheme.Converged:
+			if tol := v.Float("converged_tol"); tol >= 1 {
+				return nil, fmt.Errorf("converged_tol = %g: must be below 1 (a fraction of the start's gradient norm)", tol)
+			}
 			r.oma, r.noma = convergedOptimizer(v), convergedOptimizer(v)
 		}
 		for _, o := range []*consensus.Settings{&r.oma, &r.noma} {
@@ -105,10 +110,10 @@ func paperOptimizer(v runner.Values, access string, batch int) consensus.Setting
 // convergedOptimizer runs the in-sample objective, without holdout, to a
 // stationary point (consensus.Converged: Newton in whitened coordinates
 // where the Hessian is cheap, else whitened L-BFGS) until its gradient
-// norm is consensus.ConvergedGradTol times the start's, or at
-// converged_iters iterations.
+// norm is converged_tol times the start's, or at converged_iters
+// iterations.
 func convergedOptimizer(v runner.Values) consensus.Settings {
-	return consensus.Converged(v.Int("converged_iters"))
+	return consensus.Converged(v.Int("converged_iters"), v.Float("converged_tol"))
 }
 
 // resultNames lists the names under which the schemes' results are
@@ -147,18 +152,16 @@ func allResultNames(schemes []string) []string {
 type seededStream struct{ a, b uint64 }
 
 // splitSeeds draws the seed of an independent stream from rng (the same
-// two draws as split).
+// two draws as seed.Split).
 func splitSeeds(rng *rand.Rand) seededStream { return seededStream{rng.Uint64(), rng.Uint64()} }
 
 // forProtocol returns the stream of protocol p: for Default the stream
-// the seed names (as split would give), for any other protocol one seeded
-// by the same seed mixed with the protocol's name — independent of which
+// the seed names (as seed.Split would give), for any other protocol one seeded
+// by the seed and the protocol's name (seed.Hash) — independent of which
 // other protocols the run evaluates.
 func (s seededStream) forProtocol(p scheme.Protocol) *rand.Rand {
 	if p == scheme.Default {
 		return rand.New(rand.NewPCG(s.a, s.b))
 	}
-	h := fnv.New64a()
-	h.Write([]byte(p))
-	return rand.New(rand.NewPCG(s.a^h.Sum64(), s.b))
+	return seed.New(s.a).AddUint64(s.b).AddString(string(p)).Rand()
 }

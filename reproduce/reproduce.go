@@ -167,8 +167,9 @@ func Run(ctx context.Context, specs []runner.Spec, cfg Config, log io.Writer) (*
 
 // plan selects the experiments (cfg.Only, in the paper's figure order),
 // checks that every --set names a parameter of one of them, and plans each
-// with its settings: the sets it has, every protocol unless --set
-// protocols is given, and the MNIST data (see mnistSets). It returns the
+// with its settings: the sets it has, every protocol it can afford unless
+// --set protocols is given (protocolsFor), and the MNIST data (see
+// mnistSets). It returns the
 // jobs and the report's settings lines.
 func plan(specs []runner.Spec, cfg Config, log io.Writer) ([]job, []string, error) {
 	selected := specs
@@ -226,7 +227,11 @@ func plan(specs []runner.Spec, cfg Config, log io.Writer) ([]job, []string, erro
 			}
 		}
 		if hasParam(spec, "protocols") && !userSets["protocols"] {
-			sets = append(sets, "protocols="+AllProtocols())
+			value, setting := protocolsFor(spec.ID, cfg.Quick)
+			sets = append(sets, "protocols="+value)
+			if setting != "" {
+				settings = append(settings, setting)
+			}
 		}
 		if hasParam(spec, "data_dir") {
 			extra, setting, notRun, fatal := mnistSets(cfg, userSets)

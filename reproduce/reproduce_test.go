@@ -345,3 +345,41 @@ func TestRunResumesJournal(t *testing.T) {
 		}
 	}
 }
+
+// A full-size reproduction runs every protocol except where the converged
+// one is unaffordable, and says so in the settings; --quick runs them all,
+// and --set protocols overrides the choice.
+func TestPlanProtocols(t *testing.T) {
+	for _, c := range []struct {
+		quick   bool
+		sets    []string
+		want    string
+		setting bool
+	}{
+		{false, nil, "paper,default", true},
+		{true, nil, AllProtocols(), false},
+		{false, []string{"protocols=converged"}, "converged", false},
+	} {
+		jobs, settings, err := plan(experiment.All(), Config{Only: []string{"probit-highdim", "probit-snr"}, Quick: c.quick, Sets: c.sets}, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, j := range jobs {
+			got[j.spec.ID] = j.plan.Values.String("protocols")
+		}
+		snr := AllProtocols()
+		if len(c.sets) > 0 {
+			snr = c.want
+		}
+		if got["probit-highdim"] != c.want || got["probit-snr"] != snr {
+			t.Errorf("quick=%v sets=%v: protocols %v", c.quick, c.sets, got)
+		}
+		said := slices.ContainsFunc(settings, func(s string) bool {
+			return strings.HasPrefix(s, "probit-highdim: converged protocol not run")
+		})
+		if said != c.setting {
+			t.Errorf("quick=%v sets=%v: settings %q", c.quick, c.sets, settings)
+		}
+	}
+}

@@ -22,6 +22,11 @@
 //
 //	Rand:       PCG(m(h ⊕ 1), m(h ⊕ 2))                 the root package wcmc
 //	ChainRand:  PCG(h₁, m(h₁ ⊕ 2)),  h₁ = m(h ⊕ 1)      the sweep engine (runner)
+//
+// Inside a task, where one generator is already seeded, Split draws a
+// child stream from it, and Hash.Rand over words names streams that must
+// not depend on the order of the draws (a protocol's optimiser, a claim's
+// bootstrap).
 package seed
 
 import (
@@ -71,4 +76,20 @@ func (h Hash) Rand() *rand.Rand {
 func (h Hash) ChainRand() *rand.Rand {
 	h1 := h.AddUint64(1)
 	return rand.New(rand.NewPCG(uint64(h1), uint64(h1.AddUint64(2))))
+}
+
+// Split draws an independent child stream from rng: PCG(u₁, u₂) with u₁,
+// u₂ the next two words of rng. It advances rng by two draws.
+func Split(rng *rand.Rand) *rand.Rand {
+	return rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
+}
+
+// Words returns the Hash of seed 0 with the given strings absorbed in
+// order: a stream named by words alone.
+func Words(words ...string) Hash {
+	h := New(0)
+	for _, w := range words {
+		h = h.AddString(w)
+	}
+	return h
 }

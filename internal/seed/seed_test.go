@@ -2,6 +2,7 @@ package seed
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -75,5 +76,27 @@ func TestRandsDiffer(t *testing.T) {
 	h := New(9).AddUint64(4)
 	if h.Rand().Uint64() == h.ChainRand().Uint64() {
 		t.Error("Rand and ChainRand start alike")
+	}
+}
+
+// TestSplitAndWords pins the two in-task derivations: Split is PCG over
+// the parent's next two words (results published with it depend on that),
+// and Words absorbs its strings as fields, so boundaries matter.
+func TestSplitAndWords(t *testing.T) {
+	parent := rand.New(rand.NewPCG(1, 2))
+	a, b := parent.Uint64(), parent.Uint64()
+	want := rand.New(rand.NewPCG(a, b))
+	got := Split(rand.New(rand.NewPCG(1, 2)))
+	for i := range 4 {
+		if g, w := got.Uint64(), want.Uint64(); g != w {
+			t.Fatalf("Split draw %d = %#x, want %#x", i, g, w)
+		}
+	}
+	r := Words("fig2", "converged").Rand()
+	if g0, g1 := r.Uint64(), r.Uint64(); g0 != 0xd2d31224bdaab256 || g1 != 0xdac64efc5f1b9b28 {
+		t.Errorf("Words(fig2, converged) first draws %#x %#x", g0, g1)
+	}
+	if Words("ab", "c") == Words("a", "bc") {
+		t.Error(`Words("ab", "c") == Words("a", "bc"): field boundaries lost`)
 	}
 }
