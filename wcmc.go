@@ -192,6 +192,11 @@ type Draws struct {
 	// Stats are the chains' sampler statistics after burn-in (acceptance,
 	// step size, divergences).
 	Stats []sampler.Stats
+	// Infos are, per chain, the sampler's report on the transition that
+	// made each draw (Infos[c][i] for row i of Chains[c]; with thinning,
+	// the last of its transitions): acceptance, step size, log density,
+	// divergence.
+	Infos [][]sampler.Info
 }
 
 // Pooled returns the draws of all chains, chain after chain (C·S × d): the
@@ -229,6 +234,7 @@ type job struct {
 	chains []sampler.Runner
 	rngs   []*rand.Rand
 	dst    []*mat.Dense
+	infos  [][]sampler.Info
 }
 
 // newJob starts s.Chains chains (s checked) on the probit posterior of set
@@ -241,15 +247,17 @@ func newJob(set dataset.Set, s Sampling, pv float64, seed uint64, step, k int, w
 		return job{}, err
 	}
 	dst := make([]*mat.Dense, s.Chains)
+	infos := make([][]sampler.Info, s.Chains)
 	for c := range dst {
 		dst[c] = mat.NewDense(s.S, set.Dim(), nil)
+		infos[c] = make([]sampler.Info, s.S)
 		label := what
 		if s.Chains > 1 {
 			label = strings.TrimPrefix(fmt.Sprintf("%s, chain %d", what, c+1), ", ")
 		}
 		chains[c] = labelled{chains[c], label}
 	}
-	return job{chains, rngs, dst}, nil
+	return job{chains, rngs, dst, infos}, nil
 }
 
 // labelled names a chain in its errors.
@@ -258,8 +266,8 @@ type labelled struct {
 	label string
 }
 
-func (l labelled) Run(rng *rand.Rand, dst *mat.Dense, burnin, thin int) (sampler.Stats, error) {
-	st, err := l.Runner.Run(rng, dst, burnin, thin)
+func (l labelled) Run(rng *rand.Rand, dst *mat.Dense, infos []sampler.Info, burnin, thin int) (sampler.Stats, error) {
+	st, err := l.Runner.Run(rng, dst, infos, burnin, thin)
 	if err != nil && l.label != "" {
 		err = fmt.Errorf("%s: %w", l.label, err)
 	}
@@ -272,19 +280,21 @@ func runJobs(jobs []job, s Sampling) ([]*Draws, error) {
 		chains []sampler.Runner
 		rngs   []*rand.Rand
 		dst    []*mat.Dense
+		infos  [][]sampler.Info
 	)
 	for _, j := range jobs {
 		chains = append(chains, j.chains...)
 		rngs = append(rngs, j.rngs...)
 		dst = append(dst, j.dst...)
+		infos = append(infos, j.infos...)
 	}
-	stats, err := sampler.RunChains(rngs, chains, dst, s.BurnIn, s.Thin)
+	stats, err := sampler.RunChains(rngs, chains, dst, infos, s.BurnIn, s.Thin)
 	if err != nil {
 		return nil, errors.Unwrap(err) // the chains name themselves
 	}
 	out := make([]*Draws, len(jobs))
 	for i, j := range jobs {
-		out[i] = &Draws{Chains: j.dst, Stats: stats[i*s.Chains : (i+1)*s.Chains]}
+		out[i] = &Draws{Chains: j.dst, Stats: stats[i*s.Chains : (i+1)*s.Chains], Infos: j.infos}
 	}
 	return out, nil
 }

@@ -1,10 +1,18 @@
 package experiment
 
 import (
+	"math"
+
 	"gonum.org/v1/gonum/mat"
 
 	"wcmc/diagnostics"
 )
+
+// The convergence diagnostics recorded with a run (diagnostics.SummarizeChains
+// on each chain, split in two halves): per task under the info key
+// "workers" (workerDiagnostics), once per run under the run info key
+// "reference" (referenceDiagnostics). Package report reads both back
+// (report.ConvergenceOf), by the keys below.
 
 // workerDiagnostics summarises the convergence of each worker's chain
 // (diagnostics.SummarizeChains on its S draws, split in two halves): per
@@ -22,20 +30,9 @@ func workerDiagnostics(samples []*mat.Dense) (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		below := false
-		for j, su := range sums {
-			if j == 0 || su.Rhat > maxRhat[w] {
-				maxRhat[w] = su.Rhat
-			}
-			if j == 0 || su.ESSBulk < minBulk[w] {
-				minBulk[w] = su.ESSBulk
-			}
-			if j == 0 || su.ESSTail < minTail[w] {
-				minTail[w] = su.ESSTail
-			}
-			below = below || len(diagnostics.Recommended.Failures(su)) > 0
-		}
-		if below {
+		var below []string
+		maxRhat[w], minBulk[w], minTail[w], below = worst(sums)
+		if len(below) > 0 {
 			flagged = append(flagged, w+1)
 		}
 	}
@@ -44,6 +41,61 @@ func workerDiagnostics(samples []*mat.Dense) (map[string]any, error) {
 		"min_ess_bulk":      minBulk,
 		"min_ess_tail":      minTail,
 		"below_recommended": flagged,
-		"recommended":       map[string]any{"max_rhat": diagnostics.Recommended.MaxRhat, "min_ess": diagnostics.Recommended.MinESS},
+		"recommended":       recommended(),
 	}, nil
+}
+
+// referenceDiagnostics summarises the convergence of the reference chain
+// (its S_g draws, one per row, drawn by method): the largest split-R̂ (of
+// the chain's two halves) and the smallest bulk and tail ESS over the
+// parameters, and the parameters (theta[j], 1-based) that miss
+// diagnostics.Recommended. The run's results JSON holds it under
+// run_info.reference.
+func referenceDiagnostics(ref *mat.Dense, method string) (map[string]any, error) {
+	sums, err := diagnostics.SummarizeChains([]*mat.Dense{ref})
+	if err != nil {
+		return nil, err
+	}
+	draws, d := ref.Dims()
+	maxRhat, minBulk, minTail, below := worst(sums)
+	return map[string]any{
+		"sampler":           method,
+		"chains":            1,
+		"draws":             draws,
+		"params":            d,
+		"max_rhat":          maxRhat,
+		"min_ess_bulk":      minBulk,
+		"min_ess_tail":      minTail,
+		"below_recommended": below,
+		"recommended":       recommended(),
+	}, nil
+}
+
+// RunInfo reports the reference chain's diagnostics once per run
+// (runner.RunInfoer).
+func (p *probitProblem) RunInfo() map[string]map[string]any {
+	return map[string]map[string]any{"reference": p.refDiag}
+}
+
+// worst returns the largest R̂ and the smallest bulk and tail ESS over the
+// parameters' summaries (NaN if any is NaN), and the names theta[j] of
+// the parameters that miss diagnostics.Recommended.
+func worst(sums []diagnostics.Summary) (maxRhat, minBulk, minTail float64, below []string) {
+	maxRhat, minBulk, minTail = math.Inf(-1), math.Inf(1), math.Inf(1)
+	names := diagnostics.Names("theta", len(sums))
+	below = []string{}
+	for j, s := range sums {
+		maxRhat = math.Max(maxRhat, s.Rhat)
+		minBulk = math.Min(minBulk, s.ESSBulk)
+		minTail = math.Min(minTail, s.ESSTail)
+		if len(diagnostics.Recommended.Failures(s)) > 0 {
+			below = append(below, names[j])
+		}
+	}
+	return maxRhat, minBulk, minTail, below
+}
+
+// recommended is the thresholds the flags were set against.
+func recommended() map[string]any {
+	return map[string]any{"max_rhat": diagnostics.Recommended.MaxRhat, "min_ess": diagnostics.Recommended.MinESS}
 }

@@ -53,3 +53,49 @@ func TestWorkerDiagnosticsFlagsAStuckChain(t *testing.T) {
 		t.Errorf("max R̂ = %v: want worker 2 above 1.01 and worker 1 below", r)
 	}
 }
+
+func TestReferenceDiagnosticsInRunInfo(t *testing.T) {
+	res := run(t, "probit-snr", 0, "trials=1", "snr_db=20", "schemes=gcmc")
+	ref, ok := res.RunInfo["reference"]
+	if !ok {
+		t.Fatalf("run info %v: no reference diagnostics", res.RunInfo)
+	}
+	if ref["sampler"] != res.Values.String("ref_sampler") || ref["chains"] != float64(1) ||
+		ref["draws"] != float64(res.Values.Int("ref_samples")) || ref["params"] != float64(res.Values.Int("d")) {
+		t.Errorf("reference %v: want sampler %s, 1 chain of ref_samples draws of d parameters", ref, res.Values.String("ref_sampler"))
+	}
+	rhat, bulk, tail := ref["max_rhat"].(float64), ref["min_ess_bulk"].(float64), ref["min_ess_tail"].(float64)
+	if !(rhat >= 1 && rhat < 1.5) || !(bulk > 0 && bulk <= 10*ref["draws"].(float64)) || !(tail > 0) {
+		t.Errorf("reference R̂ %v, bulk ESS %v, tail ESS %v: want R̂ ≥ 1 and positive ESS", rhat, bulk, tail)
+	}
+	// The list of parameters below the recommended values agrees with the
+	// worst cases.
+	below := ref["below_recommended"].([]any)
+	fails := rhat > 1.01 || bulk < 400 || tail < 400
+	if fails != (len(below) > 0) {
+		t.Errorf("below_recommended %v with R̂ %v, bulk ESS %v, tail ESS %v", below, rhat, bulk, tail)
+	}
+}
+
+func TestReferenceDiagnosticsNamesStuckParameters(t *testing.T) {
+	// Parameter 1 mixes, parameter 2 drifts: only theta[2] is flagged.
+	const n = 1000
+	ref := mat.NewDense(n, 2, nil)
+	for i := range n {
+		ref.Set(i, 0, math.Mod(float64(i)*0.6180339887, 1))
+		ref.Set(i, 1, float64(i)/n)
+	}
+	info, err := referenceDiagnostics(ref, "gibbs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := info["below_recommended"].([]string); len(b) != 1 || b[0] != "theta[2]" {
+		t.Errorf("below_recommended = %v, want [theta[2]]", b)
+	}
+	if r := info["max_rhat"].(float64); !(r > 1.01) {
+		t.Errorf("max R̂ = %v, want the drifting parameter's, > 1.01", r)
+	}
+	if info["draws"] != n || info["params"] != 2 || info["sampler"] != "gibbs" {
+		t.Errorf("info %v", info)
+	}
+}

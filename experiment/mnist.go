@@ -123,7 +123,8 @@ func mnistData(v runner.Values) (train, test dataset.Set, err error) {
 }
 
 // newProbitReference builds the target and the Gibbs reference (S_g
-// samples of the global posterior) for a training and a test set.
+// samples of the global posterior) for a training and a test set, with
+// the reference chain's diagnostics (reported once per run, RunInfo).
 func newProbitReference(train, test dataset.Set, v runner.Values, rng *rand.Rand) (*probitProblem, error) {
 	p := &probitProblem{train: train, test: test}
 	var err error
@@ -140,6 +141,9 @@ func newProbitReference(train, test dataset.Set, v runner.Values, rng *rand.Rand
 	}
 	p.refMoment = metric.SecondMoment(ref)
 	p.refPred = model.PredictiveProb(nil, ref, test.U)
+	if p.refDiag, err = referenceDiagnostics(ref, v.String("ref_sampler")); err != nil {
+		return nil, fmt.Errorf("reference diagnostics: %w", err)
+	}
 	return p, nil
 }
 

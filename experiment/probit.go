@@ -9,6 +9,7 @@ import (
 	"wcmc/channel"
 	"wcmc/consensus"
 	"wcmc/dataset"
+	"wcmc/internal/seed"
 	"wcmc/metric"
 	"wcmc/model"
 	"wcmc/runner"
@@ -177,6 +178,8 @@ type probitProblem struct {
 	global      *model.Probit
 	refMoment   *mat.SymDense // (1/S_g) Σ θ_g θ_gᵀ
 	refPred     []float64     // reference ensemble predictive on the test set
+
+	refDiag map[string]any // the reference chain's convergence (referenceDiagnostics)
 }
 
 func newProbitProblem(v runner.Values, rng *rand.Rand) (*probitProblem, error) {
@@ -199,7 +202,7 @@ func runProbitTrial(t runner.Task) (runner.TaskOutput, error) {
 		return runner.TaskOutput{}, err
 	}
 	partRng, workerRngs := workerStreams(t.Rng, k)
-	freshRng := split(t.Rng)
+	freshRng := seed.Split(t.Rng)
 
 	omaS, nomaS := T/k, T
 	factor := v.Int("fresh_factor")
@@ -332,18 +335,12 @@ func partition(rng *rand.Rand, v runner.Values, train dataset.Set) ([][]int, err
 // workerStreams splits off rng the independent streams of the data
 // partition and of each of the k workers' chains.
 func workerStreams(rng *rand.Rand, k int) (part *rand.Rand, workers []*rand.Rand) {
-	part = split(rng)
+	part = seed.Split(rng)
 	workers = make([]*rand.Rand, k)
 	for i := range workers {
-		workers[i] = split(rng)
+		workers[i] = seed.Split(rng)
 	}
 	return part, workers
-}
-
-// split returns a generator seeded from two draws of rng: an independent
-// stream for one consumer.
-func split(rng *rand.Rand) *rand.Rand {
-	return rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
 }
 
 // bestSingle picks the worker whose decoded OMA samples E_k^† y_k have the

@@ -7,15 +7,17 @@
 //
 // The store is a directory: the root group holds the groups "posterior"
 // (the variable theta, dims chain × draw × theta_dim_0) and "sample_stats"
-// (per-chain sampler statistics, dim chain), each with the integer
-// coordinates chain = 0…C−1, draw = 0…S−1 and theta_dim_0 = 0…d−1. Every
+// (sampler statistics per draw, dims chain × draw, as ArviZ expects them,
+// and per chain, dim chain), each with the integer coordinates chain =
+// 0…C−1, draw = 0…S−1 and theta_dim_0 = 0…d−1 (those it uses). Every
 // group is a ".zgroup" and ".zattrs" file; every array a ".zarray" file
-// (shape, chunks, dtype "<f8" or "<i8", no compressor or filters, C order)
-// with ".zattrs" holding the "_ARRAY_DIMENSIONS" xarray reads dimension
-// names from, beside its chunks: raw little-endian values in C order, one
-// chunk per chain for theta (files "c.0.0") and one chunk otherwise (file
-// "0"). A ".zmetadata" file at the root consolidates all the metadata, so
-// that xarray opens the store without listing it.
+// (shape, chunks, dtype "<f8", "<i8" or "|b1", no compressor or filters, C
+// order) with ".zattrs" holding the "_ARRAY_DIMENSIONS" xarray reads
+// dimension names from, beside its chunks: raw little-endian values in C
+// order, one chunk per chain for theta (files "c.0.0") and one chunk
+// otherwise (file "0", or "0.0" for a 2-D array). A ".zmetadata" file at
+// the root consolidates all the metadata, so that xarray opens the store
+// without listing it.
 //
 // Zarr was chosen over netCDF4 because netCDF4 is HDF5, which has no
 // writer in pure Go (the Go bindings use cgo), while zarr format 2 is JSON
@@ -52,9 +54,12 @@ type Data struct {
 	// posterior group. All chains have the same shape.
 	Posterior []*mat.Dense
 	// Stats are per-chain sampler statistics of the sample_stats group:
-	// each one value per chain, a variable of dim chain. Nil: the group
-	// holds the coordinates only.
+	// each one value per chain, a variable of dim chain.
 	Stats []Stat
+	// DrawStats are per-draw sampler statistics of the sample_stats
+	// group, variables of dims (chain, draw). Without Stats and DrawStats
+	// the group holds the coordinates only.
+	DrawStats []DrawStat
 	// Attrs are attributes of the posterior and sample_stats groups (e.g.
 	// "inference_library": "wcmc", "sampler": "hmc"); values must encode
 	// as JSON.
@@ -67,6 +72,23 @@ type Stat struct {
 	Name   string
 	Values []float64
 	Int    bool
+}
+
+// Type is how a DrawStat's values are stored.
+type Type int
+
+const (
+	Float64 Type = iota // "<f8"
+	Int64               // "<i8", the values truncated
+	Bool                // "|b1", a value ≠ 0 being true
+)
+
+// DrawStat is one sampler statistic per draw: Values[c][i] for draw i of
+// chain c, stored as Type.
+type DrawStat struct {
+	Name   string
+	Values [][]float64
+	Type   Type
 }
 
 // array is one zarr array: metadata and the chunks' bytes by file name.
@@ -103,30 +125,62 @@ func (d Data) check() error {
 		}
 	}
 	seen := map[string]bool{Chain: true, Draw: true, ThetaDim: true}
-	for _, st := range d.Stats {
-		if st.Name == "" || seen[st.Name] || st.Name[0] == '.' || filepath.Base(st.Name) != st.Name {
-			return fmt.Errorf("inferencedata: bad or repeated sample_stats name %q", st.Name)
+	name := func(n string) error {
+		if n == "" || seen[n] || n[0] == '.' || filepath.Base(n) != n {
+			return fmt.Errorf("inferencedata: bad or repeated sample_stats name %q", n)
 		}
-		seen[st.Name] = true
+		seen[n] = true
+		return nil
+	}
+	for _, st := range d.Stats {
+		if err := name(st.Name); err != nil {
+			return err
+		}
 		if len(st.Values) != len(d.Posterior) {
 			return fmt.Errorf("inferencedata: sample_stats %s has %d values for %d chains", st.Name, len(st.Values), len(d.Posterior))
+		}
+	}
+	for _, st := range d.DrawStats {
+		if err := name(st.Name); err != nil {
+			return err
+		}
+		if st.Type < Float64 || st.Type > Bool {
+			return fmt.Errorf("inferencedata: sample_stats %s has unknown type %d", st.Name, st.Type)
+		}
+		if len(st.Values) != len(d.Posterior) {
+			return fmt.Errorf("inferencedata: sample_stats %s has %d chains, the posterior %d", st.Name, len(st.Values), len(d.Posterior))
+		}
+		for c, v := range st.Values {
+			if len(v) != s {
+				return fmt.Errorf("inferencedata: sample_stats %s has %d draws in chain %d, the posterior %d", st.Name, len(v), c+1, s)
+			}
 		}
 	}
 	return nil
 }
 
-// le returns the little-endian bytes of v, as int64 when asInt.
-func le(v []float64, asInt bool) []byte {
+// encode returns the bytes of v stored as t (little-endian).
+func encode(v []float64, t Type) []byte {
 	var b bytes.Buffer
 	for _, x := range v {
-		if asInt {
+		switch t {
+		case Int64:
 			binary.Write(&b, binary.LittleEndian, int64(x))
-		} else {
+		case Bool:
+			if x != 0 {
+				b.WriteByte(1)
+			} else {
+				b.WriteByte(0)
+			}
+		default:
 			binary.Write(&b, binary.LittleEndian, math.Float64bits(x))
 		}
 	}
 	return b.Bytes()
 }
+
+// dtypes are the zarr dtypes of the Types.
+var dtypes = [...]string{Float64: "<f8", Int64: "<i8", Bool: "|b1"}
 
 // index returns the coordinate 0, 1, …, n−1 of dim as an int64 array.
 func index(dim string, n int) array {
@@ -134,7 +188,7 @@ func index(dim string, n int) array {
 	for i := range v {
 		v[i] = float64(i)
 	}
-	return array{dim, []string{dim}, []int{n}, []int{max(n, 1)}, "<i8", map[string][]byte{"0": le(v, true)}}
+	return array{dim, []string{dim}, []int{n}, []int{max(n, 1)}, "<i8", map[string][]byte{"0": encode(v, Int64)}}
 }
 
 // groups returns the arrays of each group of d.
@@ -147,16 +201,27 @@ func (d Data) groups() map[string][]array {
 		for i := range s {
 			row = append(row, m.RawRowView(i)...)
 		}
-		theta.files[fmt.Sprintf("%d.0.0", k)] = le(row, false)
+		theta.files[fmt.Sprintf("%d.0.0", k)] = encode(row, Float64)
 	}
 	post := []array{theta, index(Chain, c), index(Draw, s), index(ThetaDim, p)}
 	stats := []array{index(Chain, c)}
-	for _, st := range d.Stats {
-		dt := "<f8"
-		if st.Int {
-			dt = "<i8"
+	if len(d.DrawStats) > 0 {
+		stats = append(stats, index(Draw, s))
+	}
+	for _, st := range d.DrawStats {
+		var all []float64
+		for _, v := range st.Values {
+			all = append(all, v...)
 		}
-		stats = append(stats, array{st.Name, []string{Chain}, []int{c}, []int{c}, dt, map[string][]byte{"0": le(st.Values, st.Int)}})
+		stats = append(stats, array{st.Name, []string{Chain, Draw}, []int{c, s}, []int{c, max(s, 1)}, dtypes[st.Type],
+			map[string][]byte{"0.0": encode(all, st.Type)}})
+	}
+	for _, st := range d.Stats {
+		t := Float64
+		if st.Int {
+			t = Int64
+		}
+		stats = append(stats, array{st.Name, []string{Chain}, []int{c}, []int{c}, dtypes[t], map[string][]byte{"0": encode(st.Values, t)}})
 	}
 	return map[string][]array{"posterior": post, "sample_stats": stats}
 }

@@ -18,7 +18,8 @@ import (
 )
 
 // testData returns 2 chains × 50 draws × 3 of seeded normal values (chain c
-// shifted by 10c, so that a swapped chain or axis shows) and two stats.
+// shifted by 10c, so that a swapped chain or axis shows), two per-chain
+// stats and three per-draw stats (see drawValue).
 func testData() Data {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var chains []*mat.Dense
@@ -31,14 +32,42 @@ func testData() Data {
 		}
 		chains = append(chains, m)
 	}
+	draw := func(name string, t Type) DrawStat {
+		st := DrawStat{Name: name, Type: t}
+		for c := range 2 {
+			v := make([]float64, 50)
+			for i := range v {
+				v[i] = drawValue(t, c, i)
+			}
+			st.Values = append(st.Values, v)
+		}
+		return st
+	}
 	return Data{
 		Posterior: chains,
 		Stats: []Stat{
 			{Name: "accept_rate", Values: []float64{0.91, 0.87}},
 			{Name: "divergences", Values: []float64{0, 3}, Int: true},
 		},
-		Attrs: map[string]any{"inference_library": "wcmc", "sampler": "hmc"},
+		DrawStats: []DrawStat{draw("acceptance_rate", Float64), draw("n_steps", Int64), draw("diverging", Bool)},
+		Attrs:     map[string]any{"inference_library": "wcmc", "sampler": "hmc"},
 	}
+}
+
+// drawValue is the value of draw i of chain c of testData's per-draw stat
+// of type t: (c + i/100) as a float, 7c + i as an integer, i mod 7 = 3 as a
+// boolean.
+func drawValue(t Type, c, i int) float64 {
+	switch t {
+	case Int64:
+		return float64(7*c + i)
+	case Bool:
+		if i%7 == 3 {
+			return 1
+		}
+		return 0
+	}
+	return float64(c) + float64(i)/100
 }
 
 // readArray decodes the zarr array at dir (written by Write): its
@@ -64,6 +93,9 @@ func readArray(t *testing.T, dir string) (zarray, []string, []float64) {
 	}
 	var out []float64
 	names := []string{"0"}
+	if len(z.Shape) == 2 {
+		names = []string{"0.0"}
+	}
 	if len(z.Shape) == 3 {
 		names = nil
 		for c := range z.Shape[0] {
@@ -74,6 +106,12 @@ func readArray(t *testing.T, dir string) (zarray, []string, []float64) {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if z.Dtype == "|b1" {
+			for _, x := range b {
+				out = append(out, float64(x))
+			}
+			continue
 		}
 		for i := 0; i+8 <= len(b); i += 8 {
 			u := binary.LittleEndian.Uint64(b[i:])
@@ -115,6 +153,22 @@ func TestWriteLayout(t *testing.T) {
 	_, dims, v = readArray(t, filepath.Join(path, "sample_stats", "divergences"))
 	if len(dims) != 1 || dims[0] != Chain || v[0] != 0 || v[1] != 3 {
 		t.Errorf("divergences dims %v values %v", dims, v)
+	}
+	for _, st := range d.DrawStats {
+		z, dims, v := readArray(t, filepath.Join(path, "sample_stats", st.Name))
+		if got := strings.Join(dims, ","); got != "chain,draw" || z.Dtype != dtypes[st.Type] {
+			t.Errorf("%s: dims %s dtype %s, want chain,draw and %s", st.Name, got, z.Dtype, dtypes[st.Type])
+		}
+		for c := range 2 {
+			for i := range 50 {
+				if got, want := v[c*50+i], drawValue(st.Type, c, i); got != want {
+					t.Fatalf("%s[%d,%d] = %v, want %v", st.Name, c, i, got, want)
+				}
+			}
+		}
+	}
+	if _, _, v = readArray(t, filepath.Join(path, "sample_stats", Draw)); len(v) != 50 || v[49] != 49 {
+		t.Errorf("sample_stats draw coordinate %v", v)
 	}
 	for _, g := range []string{"posterior", "sample_stats"} {
 		_, _, v = readArray(t, filepath.Join(path, g, Chain))
@@ -174,10 +228,15 @@ func TestBadData(t *testing.T) {
 		"stat length": func(d *Data) { d.Stats[0].Values = []float64{1} },
 		"stat name":   func(d *Data) { d.Stats[0].Name = "chain" },
 		"path name":   func(d *Data) { d.Stats[0].Name = "../x" },
+		"draw chains": func(d *Data) { d.DrawStats[0].Values = d.DrawStats[0].Values[:1] },
+		"draw count":  func(d *Data) { d.DrawStats[1].Values = [][]float64{make([]float64, 50), make([]float64, 49)} },
+		"draw name":   func(d *Data) { d.DrawStats[2].Name = "accept_rate" },
+		"draw type":   func(d *Data) { d.DrawStats[0].Type = 7 },
 	} {
 		dd := d
 		dd.Posterior = append([]*mat.Dense(nil), d.Posterior...)
 		dd.Stats = append([]Stat(nil), d.Stats...)
+		dd.DrawStats = append([]DrawStat(nil), d.DrawStats...)
 		mod(&dd)
 		if err := Write(filepath.Join(t.TempDir(), "s.zarr"), dd); err == nil {
 			t.Errorf("%s: no error", name)
@@ -202,9 +261,15 @@ assert np.array_equal(th.values, np.array(want["theta"])), "theta values differ"
 assert stats["accept_rate"].dims == ("chain",)
 assert np.allclose(stats["accept_rate"].values, [0.91, 0.87])
 assert stats["divergences"].dtype == np.int64 and list(stats["divergences"].values) == [0, 3]
+c, i = np.meshgrid(np.arange(2), np.arange(50), indexing="ij")
+for name, dtype, values in [("acceptance_rate", np.float64, c + i / 100), ("n_steps", np.int64, 7 * c + i), ("diverging", np.bool_, i % 7 == 3)]:
+    v = stats[name]
+    assert v.dims == ("chain", "draw") and v.dtype == dtype, (name, v.dims, v.dtype)
+    assert np.array_equal(v.values, values), name
+assert list(stats["draw"].values) == list(range(50))
 assert post.attrs["sampler"] == "hmc"
 print("xarray", xr.__version__, "dims", dict(post.sizes), "theta[1,49,2] =", float(th[1, 49, 2]))
-print("sample_stats", {k: stats[k].values.tolist() for k in stats.data_vars})
+print("sample_stats", {k: (stats[k].dims, str(stats[k].dtype)) for k in stats.data_vars})
 `
 
 func TestXarrayReads(t *testing.T) {

@@ -231,6 +231,7 @@ func htmlSection(w *bufio.Writer, s sectionLayout) {
 			}
 			p("</table></div>\n")
 		}
+		htmlConvergence(w, s.convergence)
 	}
 	if len(s.claims) > 0 {
 		p("<h3 id=\"%s\">Claims about %s</h3>\n", esc(claimsID(s.id)), esc(s.figure))

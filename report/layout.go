@@ -64,7 +64,8 @@ type sectionLayout struct {
 	notes                  []string
 	figures                []figureGroup
 	grids                  []gridLayout
-	figure                 string // the paper's figure, for "Claims about …"
+	convergence            *convergenceLayout // nil: no chain diagnostics recorded
+	figure                 string             // the paper's figure, for "Claims about …"
 	claims                 []claimLayout
 }
 
@@ -231,6 +232,7 @@ func sectionLayoutOf(s Section) sectionLayout {
 			}
 			l.grids = append(l.grids, gl)
 		}
+		l.convergence = convergenceLayoutOf(res)
 	}
 	for _, c := range s.Claims {
 		cl := claimLayout{claim: c.Claim}

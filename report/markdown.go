@@ -155,6 +155,7 @@ func markdownSection(w *bufio.Writer, s sectionLayout) {
 			}
 			fmt.Fprintln(w)
 		}
+		markdownConvergence(w, s.convergence)
 	}
 	if len(s.claims) == 0 {
 		return

@@ -249,16 +249,28 @@ func (p *Plan) Execute(ctx context.Context, shared any, keys []TaskKey, opts Opt
 }
 
 // Compute runs the tasks keys of the plan: it calls Spec.Setup once (not
-// at all when keys is empty) and then Execute.
-func (p *Plan) Compute(ctx context.Context, keys []TaskKey, opts Options) ([]TaskResult, error) {
+// at all when keys is empty), opts.OnSetup, and then Execute. It also
+// returns what the Setup state reports (see SetupInfo; nil when keys is
+// empty).
+func (p *Plan) Compute(ctx context.Context, keys []TaskKey, opts Options) ([]TaskResult, map[string]map[string]any, error) {
 	if len(keys) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	shared, err := p.Setup()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return p.Execute(ctx, shared, keys, opts)
+	info, err := SetupInfo(shared)
+	if err != nil {
+		return nil, nil, fmt.Errorf("experiment %s: %w", p.Spec.ID, err)
+	}
+	if opts.OnSetup != nil {
+		if err := opts.OnSetup(info); err != nil {
+			return nil, nil, fmt.Errorf("experiment %s: recording the setup's report: %w", p.Spec.ID, err)
+		}
+	}
+	tasks, err := p.Execute(ctx, shared, keys, opts)
+	return tasks, info, err
 }
 
 // Collect assembles the Result of shard opts.Shard of the run from its
@@ -291,9 +303,11 @@ func Run(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 		return nil, err
 	}
 	start := time.Now()
-	tasks, err := plan.Compute(ctx, keys, opts)
+	tasks, info, err := plan.Compute(ctx, keys, opts)
 	if err != nil {
 		return nil, err
 	}
-	return plan.Collect(tasks, start, opts), nil
+	res := plan.Collect(tasks, start, opts)
+	res.RunInfo = info
+	return res, nil
 }

@@ -20,6 +20,10 @@ type Options struct {
 	// OnTask, if set, is called serially, in completion order, with each
 	// finished task's record (e.g. to journal it); an error aborts the run.
 	OnTask func(TaskResult) error
+	// OnSetup, if set, is called once Setup has run, before any task
+	// starts, with what its state reports (see SetupInfo; nil when it
+	// reports nothing), e.g. to journal it; an error aborts the run.
+	OnSetup func(info map[string]map[string]any) error
 	// Shard runs one slice of the tasks (see Plan.ShardTasks); the zero
 	// value runs them all.
 	Shard Shard
@@ -41,8 +45,8 @@ type Plan struct {
 }
 
 // NewPlan validates opts.Sets, opts.Quick and opts.Trials against spec
-// (see Resolve) and lists the tasks. Workers, Progress and OnTask are not
-// used.
+// (see Resolve) and lists the tasks. Workers, Progress, OnTask and OnSetup
+// are not used.
 func NewPlan(spec Spec, opts Options) (*Plan, error) {
 	if opts.Workers < 0 {
 		return nil, fmt.Errorf("workers must be ≥ 0 (0 = all cores), got %d", opts.Workers)

@@ -60,6 +60,9 @@ type Result struct {
 	// Resumed counts the tasks taken from the journal of an earlier,
 	// interrupted process rather than run by this one.
 	Resumed int
+	// RunInfo is what the run's Setup state reported (see RunInfoer), in
+	// JSON types; nil when it reports nothing.
+	RunInfo map[string]map[string]any
 }
 
 // Result assembles a Result from task records (in any order).

@@ -77,6 +77,7 @@ type Spec struct {
 	// set, reference samples, covariances). It is called once per run with
 	// the full parameter set (X holding the whole list) and an rng derived
 	// from the run seed alone, so every shard of a run gets the same state.
+	// A state that implements RunInfoer reports on itself once per run.
 	Setup func(v Values, rng *rand.Rand) (any, error)
 	// Run executes one task. It must be deterministic given Task.Rng.
 	Run func(t Task) (TaskOutput, error)
@@ -88,6 +89,29 @@ type Spec struct {
 	// call of Run with the whole list in Task.Params (Task.X is NaN), and
 	// every returned Row says with Row.X which checkpoint it belongs to.
 	Trajectory bool
+}
+
+// RunInfoer is implemented by a Setup state that reports on itself (e.g.
+// the convergence diagnostics of its reference samples): RunInfo is
+// recorded once per run in Result.RunInfo and the run's ID.json, keyed by
+// topic as TaskOutput.Info is by scheme. Values must be JSON-encodable.
+// Setup being deterministic, a resumed run reports the same again.
+type RunInfoer interface {
+	RunInfo() map[string]map[string]any
+}
+
+// SetupInfo returns what a Setup state reports (see RunInfoer) as it
+// reads back from JSON (see normaliseInfo); nil when it does not report.
+func SetupInfo(shared any) (map[string]map[string]any, error) {
+	r, ok := shared.(RunInfoer)
+	if !ok {
+		return nil, nil
+	}
+	info, err := normaliseInfo(r.RunInfo())
+	if err != nil {
+		return nil, fmt.Errorf("run info of the setup: %w", err)
+	}
+	return info, nil
 }
 
 // Task is one (sweep point, trial) unit of work.

@@ -18,10 +18,12 @@ type Chain interface {
 
 // Runner is a chain driven by Run — a kernel bound to its state, with its
 // own adaptation — that also thins and reports its statistics: burnin
-// transitions, then thin per row of dst. Gibbs and HMC are runners.
+// transitions, then thin per row of dst; infos, if not nil, receives the
+// Info of the step that made each row (Schedule.Infos). Gibbs and HMC are
+// runners.
 type Runner interface {
 	Chain
-	Run(rng *rand.Rand, dst *mat.Dense, burnin, thin int) (Stats, error)
+	Run(rng *rand.Rand, dst *mat.Dense, infos []Info, burnin, thin int) (Stats, error)
 	// Position returns the current θ (a view, not to be modified).
 	Position() []float64
 }
@@ -38,17 +40,25 @@ func SampleChains(rngs []*rand.Rand, chains []Chain, dst []*mat.Dense, burnin in
 	return parallel(len(chains), "worker", func(k int) error { return chains[k].Sample(rngs[k], dst[k], burnin) })
 }
 
-// RunChains runs chains[k].Run(rngs[k], dst[k], burnin, thin) for every k
-// in parallel, as SampleChains does, and returns the chains' statistics:
-// the result does not depend on the number of cores.
-func RunChains(rngs []*rand.Rand, chains []Runner, dst []*mat.Dense, burnin, thin int) ([]Stats, error) {
+// RunChains runs chains[k].Run(rngs[k], dst[k], infos[k], burnin, thin)
+// for every k in parallel, as SampleChains does, and returns the chains'
+// statistics: the result does not depend on the number of cores. infos is
+// nil (no per-draw infos) or holds one slice per chain.
+func RunChains(rngs []*rand.Rand, chains []Runner, dst []*mat.Dense, infos [][]Info, burnin, thin int) ([]Stats, error) {
 	if err := checkChains(rngs, chains, dst); err != nil {
 		return nil, err
 	}
+	if infos != nil && len(infos) != len(chains) {
+		return nil, fmt.Errorf("sampler: %d info outputs for %d chains", len(infos), len(chains))
+	}
 	stats := make([]Stats, len(chains))
 	err := parallel(len(chains), "chain", func(k int) error {
+		var in []Info
+		if infos != nil {
+			in = infos[k]
+		}
 		var err error
-		stats[k], err = chains[k].Run(rngs[k], dst[k], burnin, thin)
+		stats[k], err = chains[k].Run(rngs[k], dst[k], in, burnin, thin)
 		return err
 	})
 	if err != nil {

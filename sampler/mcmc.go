@@ -82,6 +82,10 @@ type Schedule struct {
 	// After, if not nil, is called after step t with its info, once the
 	// draw (if kept) is stored, e.g. to adapt a step size during burn-in.
 	After func(t int, info Info)
+	// Infos, if not nil, receives the info of the step that made each kept
+	// draw: Infos[i] for row i of the output (with thinning, the last of
+	// its Thin steps). It must have at least as many entries as rows.
+	Infos []Info
 }
 
 // Stats summarises the steps of one chain after burn-in: the sampler
@@ -137,7 +141,8 @@ var ErrDiverged = errors.New("diverged")
 // statistics of the steps after burn-in. It stops with an error wrapping
 // ErrDiverged, naming the step, if the position becomes NaN or ±Inf, and
 // returns an error for a negative burn-in or thinning; it panics if dst
-// does not have len(s.Position()) columns. Run does not allocate.
+// does not have len(s.Position()) columns or sch.Infos (when not nil) has
+// fewer entries than dst rows. Run does not allocate.
 func Run[S State](rng *rand.Rand, k Kernel[S], s S, sch Schedule, dst *mat.Dense) (Stats, error) {
 	thin := sch.Thin
 	switch {
@@ -149,7 +154,7 @@ func Run[S State](rng *rand.Rand, k Kernel[S], s S, sch Schedule, dst *mat.Dense
 		thin = 1
 	}
 	rows, d := dst.Dims()
-	if d != len(s.Position()) {
+	if d != len(s.Position()) || (sch.Infos != nil && len(sch.Infos) < rows) {
 		panic(mat.ErrShape)
 	}
 	var st Stats
@@ -169,6 +174,9 @@ func Run[S State](rng *rand.Rand, k Kernel[S], s S, sch Schedule, dst *mat.Dense
 			st.add(info)
 			if n := t - sch.BurnIn + 1; n%thin == 0 {
 				copy(dst.RawRowView(n/thin-1), pos)
+				if sch.Infos != nil {
+					sch.Infos[n/thin-1] = info
+				}
 			}
 		}
 		if sch.After != nil {

@@ -43,7 +43,8 @@ func TestRunBurnInAndThinning(t *testing.T) {
 		var before, after []int
 		sch := Schedule{BurnIn: c.burnin, Thin: c.thin,
 			Before: func(t int) { before = append(before, t) },
-			After:  func(t int, info Info) { after = append(after, t) }}
+			After:  func(t int, info Info) { after = append(after, t) },
+			Infos:  make([]Info, c.s)}
 		st, err := Run(nil, counter{}, s, sch, dst)
 		if err != nil {
 			t.Fatal(err)
@@ -61,6 +62,11 @@ func TestRunBurnInAndThinning(t *testing.T) {
 		for i := range c.s {
 			if want := float64(c.burnin + thin*(i+1)); dst.At(i, 0) != want || dst.At(i, 1) != -want {
 				t.Errorf("%+v: row %d holds step %v, want %v", c, i, dst.At(i, 0), want)
+			}
+			// The counter's step size is the step's number: row i's info is
+			// that of the step that made it.
+			if want := float64(c.burnin + thin*(i+1)); sch.Infos[i].StepSize != want {
+				t.Errorf("%+v: info of row %d is step %v's, want %v's", c, i, sch.Infos[i].StepSize, want)
 			}
 		}
 		steps := thin * c.s
@@ -228,11 +234,12 @@ func TestGibbsKernelInfo(t *testing.T) {
 		t.Errorf("Gibbs info %+v", info)
 	}
 	dst := mat.NewDense(20, 3, nil)
-	st, err := g.Run(rng, dst, 5, 2)
+	st, err := g.Run(rng, dst, nil, 5, 2)
 	if err != nil || st.Steps != 40 || st.AcceptRate != 1 || st.Divergences != 0 {
 		t.Errorf("Gibbs stats %+v, %v", st, err)
 	}
-	if a := testing.AllocsPerRun(5, func() { g.Run(rng, dst, 1, 1) }); a != 0 {
+	infos := make([]Info, 20)
+	if a := testing.AllocsPerRun(5, func() { g.Run(rng, dst, infos, 1, 1) }); a != 0 {
 		t.Errorf("the driver allocates %v times per run", a)
 	}
 }
@@ -255,7 +262,7 @@ func probitChains(t *testing.T, method string, u *mat.Dense, v []float64, c, bur
 		starts[i] = append([]float64(nil), chains[i].Position()...)
 		dst[i] = mat.NewDense(s, d, nil)
 	}
-	st, err := RunChains(rngs, chains, dst, burnin, 1)
+	st, err := RunChains(rngs, chains, dst, nil, burnin, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,14 +369,14 @@ func TestRunChainsErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst := []*mat.Dense{mat.NewDense(2, 2, nil), mat.NewDense(2, 2, nil)}
-	if _, err := RunChains([]*rand.Rand{rng, rng}, []Runner{g, g}, dst, 0, 1); err == nil || !strings.Contains(err.Error(), "share a generator") {
+	if _, err := RunChains([]*rand.Rand{rng, rng}, []Runner{g, g}, dst, nil, 0, 1); err == nil || !strings.Contains(err.Error(), "share a generator") {
 		t.Errorf("shared generator: error %v", err)
 	}
 	r2 := rand.New(rand.NewPCG(9, 1))
-	if _, err := RunChains([]*rand.Rand{rng, r2}, []Runner{g, g}, dst, 0, 1); err == nil || !strings.Contains(err.Error(), "listed twice") {
+	if _, err := RunChains([]*rand.Rand{rng, r2}, []Runner{g, g}, dst, nil, 0, 1); err == nil || !strings.Contains(err.Error(), "listed twice") {
 		t.Errorf("repeated chain: error %v", err)
 	}
-	if _, err := RunChains([]*rand.Rand{rng}, []Runner{g}, dst[:1], -1, 1); err == nil || !strings.Contains(err.Error(), "chain 1: gibbs: negative burn-in") {
+	if _, err := RunChains([]*rand.Rand{rng}, []Runner{g}, dst[:1], nil, -1, 1); err == nil || !strings.Contains(err.Error(), "chain 1: gibbs: negative burn-in") {
 		t.Errorf("negative burn-in: error %v", err)
 	}
 }

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"archive/zip"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"gonum.org/v1/gonum/mat"
 
 	"wcmc/inferencedata"
 	"wcmc/npy"
@@ -28,10 +31,14 @@ FILE.zarr beside it (--out to choose), which Python opens in one line:
 
 Groups:
   posterior     theta, dims (chain, draw, theta_dim_0): the draws
-  sample_stats  from FILE.sampler.json when present, one value per chain
-                (dim chain): accept_rate, mean_accept_prob, step_size,
-                mean_leapfrog_steps, divergences and steps, the statistics
-                of the steps after burn-in (per-draw values are not kept)
+  sample_stats  per draw, dims (chain, draw), from FILE.sample_stats.npz:
+                acceptance_rate, accepted (bool), lp (omitted for Gibbs,
+                which does not compute it), step_size, n_steps (int) and
+                diverging (bool), of the transition that made the draw;
+                per chain, dim chain, from FILE.sampler.json:
+                accept_rate, mean_accept_prob, mean_step_size,
+                mean_leapfrog_steps, divergences and steps, over the
+                transitions after burn-in
 The groups' attributes record the sampler and its settings. Coordinates
 are 0-based, as ArviZ numbers them (theta_dim_0 = j is theta[j+1] of
 FILE.summary.csv). An existing zarr store at the output is replaced.`,
@@ -61,6 +68,13 @@ FILE.summary.csv). An existing zarr store at the output is replaced.`,
 				data.Stats = samplerStats(rec)
 				for k, v := range map[string]any{"sampler": rec.Sampler, "burnin": rec.BurnIn, "thin": rec.Thin, "seed": rec.Seed, "prior_var": rec.PriorVar} {
 					data.Attrs[k] = v
+				}
+				if len(rec.DrawStats) == 0 {
+					fmt.Fprintf(progressOut(cmd), "%s lists no per-draw statistics: sample_stats holds the per-chain ones only\n", recordPath(in))
+					break
+				}
+				if data.DrawStats, err = readDrawStats(statsPath(in), rec.DrawStats, len(chains), draws); err != nil {
+					return err
 				}
 			}
 			if err := inferencedata.Write(out, data); err != nil {
@@ -107,9 +121,54 @@ func samplerStats(rec samplerRecord) []inferencedata.Stat {
 	return []inferencedata.Stat{
 		col("accept_rate", false, func(c chainStats) float64 { return c.AcceptRate }),
 		col("mean_accept_prob", false, func(c chainStats) float64 { return c.MeanAcceptProb }),
-		col("step_size", false, func(c chainStats) float64 { return c.StepSize }),
+		col("mean_step_size", false, func(c chainStats) float64 { return c.StepSize }),
 		col("mean_leapfrog_steps", false, func(c chainStats) float64 { return c.MeanIntegrationSteps }),
 		col("divergences", true, func(c chainStats) float64 { return float64(c.Divergences) }),
 		col("steps", true, func(c chainStats) float64 { return float64(c.Steps) }),
 	}
 }
+
+// readDrawStats reads the per-draw statistics names from the .npz archive
+// path (written by writeDrawStats), each a (chains, draws) array, as
+// sample_stats variables: accepted and diverging as booleans, n_steps as
+// integers, the others as floats; one whose values are all NaN (lp of a
+// Gibbs chain) is left out.
+func readDrawStats(path string, names []string, chains, draws int) ([]inferencedata.DrawStat, error) {
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the per-draw statistics: %w", err)
+	}
+	defer zr.Close()
+	var out []inferencedata.DrawStat
+	for _, name := range names {
+		f, err := zr.Open(name + ".npy")
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		m, err := npy.Read(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", path, name, err)
+		}
+		if r, c := m.Dims(); r != chains || c != draws {
+			return nil, fmt.Errorf("%s: %s has %d×%d values, the samples %d chains of %d draws", path, name, r, c, chains, draws)
+		}
+		st := inferencedata.DrawStat{Name: name, Type: drawStatTypes[name]}
+		defined := false
+		for c := range chains {
+			row := mat.Row(nil, c, m)
+			for _, x := range row {
+				defined = defined || !math.IsNaN(x)
+			}
+			st.Values = append(st.Values, row)
+		}
+		if defined {
+			out = append(out, st)
+		}
+	}
+	return out, nil
+}
+
+// drawStatTypes are the storage types of the per-draw statistics that are
+// not floats.
+var drawStatTypes = map[string]inferencedata.Type{"accepted": inferencedata.Bool, "diverging": inferencedata.Bool, "n_steps": inferencedata.Int64}

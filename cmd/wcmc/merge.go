@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -52,6 +53,7 @@ results may differ: --force merges them with a warning.`,
 			for _, w := range warns {
 				fmt.Fprintf(cmd.ErrOrStderr(), "figure: %s\n", w)
 			}
+			warnConvergence(cmd.ErrOrStderr(), res, filepath.Join(out, res.Spec.ID+".json"))
 			stdout := cmd.OutOrStdout()
 			fmt.Fprintf(stdout, "merged %d directories: %d tasks of %s\nwrote:\n", len(dirs), len(res.Tasks), res.Spec.ID)
 			for _, f := range files {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -150,6 +151,7 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 			for _, w := range warns {
 				fmt.Fprintf(stderr, "figure: %s\n", w)
 			}
+			warnConvergence(stderr, res, filepath.Join(out, spec.ID+".json"))
 			fmt.Fprintln(stdout, "wrote:")
 			for _, f := range files {
 				fmt.Fprintf(stdout, "  %s\n", f)

@@ -359,13 +359,14 @@ func readJSON(path string, v any) error {
 func fmtFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
 // checkSampleRun is the check of wcmc sample and wcmc posterior before
-// they draw: their files (out, its summary and its sampler record) must
-// not overwrite an input, nor out be empty, and the draws (C chains of S×d,
-// kept with a pooled copy for the summary) must fit in memory.
+// they draw: their files (out, its summary, its sampler record and its
+// per-draw statistics) must not overwrite an input, nor out be empty, and
+// the draws (C chains of S×d, kept with a pooled copy for the summary) and
+// their statistics must fit in memory.
 func checkSampleRun(out string, s wcmc.Sampling, d int, inputs ...string) error {
-	if err := checkNotInputs(outPaths(out, summaryPath(out), recordPath(out)), inputs); err != nil {
+	if err := checkNotInputs(outPaths(out, summaryPath(out), recordPath(out), statsPath(out)), inputs); err != nil {
 		return err
 	}
-	need := 2 * memlimit.Floats(s.Chains, s.S, d)
+	need := 2*memlimit.Floats(s.Chains, s.S, d) + 2*memlimit.Floats(s.Chains, s.S, len(drawStats))
 	return memlimit.Check(fmt.Sprintf("--samples %d × --chains %d samples of d = %d", s.S, s.Chains, d), need)
 }

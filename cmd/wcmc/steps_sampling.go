@@ -5,12 +5,14 @@ package main
 // sampler record.
 
 import (
+	"archive/zip"
 	"fmt"
 	"io"
 	"math"
 	"strings"
 
 	"github.com/spf13/pflag"
+	"gonum.org/v1/gonum/mat"
 
 	"wcmc"
 	"wcmc/diagnostics"
@@ -48,7 +50,13 @@ C·S samples. The result does not depend on the number of cores.
 
 Beside FILE.npy, FILE.sampler.json records the sampler, its settings and
 per chain the statistics after burn-in: acceptance rate, mean acceptance
-probability, mean step size and leapfrog steps, divergent transitions.`
+probability, mean step size and leapfrog steps, divergent transitions.
+FILE.sample_stats.npz (NumPy's archive of named arrays, np.load) holds per
+draw the sampler's report on the transition that made it, each array of
+shape (chains, draws): acceptance_rate (the acceptance probability),
+accepted (1/0), lp (log density up to a constant; NaN for Gibbs),
+step_size, n_steps (leapfrog steps) and diverging (1/0). 'wcmc export'
+turns them into ArviZ's sample_stats.`
 
 // register adds the flags to f, with the command's default S and its
 // wording of the prior variance.
@@ -112,6 +120,74 @@ type samplerRecord struct {
 	Shape    []int        `json:"shape"` // of the .npy array
 	Start    string       `json:"start"`
 	Stats    []chainStats `json:"stats"`
+	// DrawStats names the arrays of FILE.sample_stats.npz (statsPath),
+	// each of shape (chains, draws): drawStats.
+	DrawStats []string `json:"draw_stats,omitempty"`
+}
+
+// drawStats are the per-draw statistics of FILE.sample_stats.npz, named as
+// ArviZ names its sample_stats, and how each reads off the sampler's
+// report on the transition that made the draw: the acceptance probability,
+// whether it was accepted (1/0), the log density log p(θ, Z) + c (NaN for
+// Gibbs, which does not compute it), the step size, the leapfrog steps and
+// whether it diverged (1/0).
+var drawStats = []struct {
+	name string
+	of   func(sampler.Info) float64
+}{
+	{"acceptance_rate", func(in sampler.Info) float64 { return in.AcceptProb }},
+	{"accepted", func(in sampler.Info) float64 { return b2f(in.Accepted) }},
+	{"lp", func(in sampler.Info) float64 { return in.LogDensity }},
+	{"step_size", func(in sampler.Info) float64 { return in.StepSize }},
+	{"n_steps", func(in sampler.Info) float64 { return float64(in.IntegrationSteps) }},
+	{"diverging", func(in sampler.Info) float64 { return b2f(in.Divergent) }},
+}
+
+func b2f(x bool) float64 {
+	if x {
+		return 1
+	}
+	return 0
+}
+
+// drawStatNames lists the names of drawStats.
+func drawStatNames() []string {
+	out := make([]string, len(drawStats))
+	for i, st := range drawStats {
+		out[i] = st.name
+	}
+	return out
+}
+
+// writeDrawStats writes the per-draw statistics of the chains' infos
+// (infos[c][i] for draw i of chain c) as an .npz archive: one
+// uncompressed member NAME.npy per statistic, a float64 array of shape
+// (chains, draws), which numpy.load reads.
+func writeDrawStats(w io.Writer, infos [][]sampler.Info) error {
+	zw := zip.NewWriter(w)
+	for _, st := range drawStats {
+		m := mat.NewDense(len(infos), len(infos[0]), nil)
+		for c, in := range infos {
+			for i, x := range in {
+				m.Set(c, i, st.of(x))
+			}
+		}
+		f, err := zw.CreateHeader(&zip.FileHeader{Name: st.name + ".npy", Method: zip.Store})
+		if err != nil {
+			return err
+		}
+		if err := npy.Write(f, m); err != nil {
+			return err
+		}
+	}
+	return zw.Close()
+}
+
+// statsPath returns the per-draw statistics beside the sample file out:
+// samples-3.npy → samples-3.sample_stats.npz (not .npy, so that a glob of
+// sample files, samples-*.npy, does not take it for one).
+func statsPath(out string) string {
+	return strings.TrimSuffix(out, ".npy") + ".sample_stats.npz"
 }
 
 // chainStats are one chain's sampler statistics (sampler.Stats).
@@ -129,7 +205,7 @@ type chainStats struct {
 const chainStarts = "chain 1 at the posterior mode; chain c ≥ 2 at a draw from N(mode, 4H⁻¹), H the negative Hessian of the log posterior at the mode"
 
 // sampleOutput is what wcmc sample and wcmc posterior write: FILE.npy,
-// FILE.summary.csv and FILE.sampler.json.
+// FILE.summary.csv, FILE.sampler.json and FILE.sample_stats.npz.
 type sampleOutput struct {
 	path    string
 	draws   *wcmc.Draws
@@ -159,6 +235,9 @@ func newSampleOutput(path string, draws *wcmc.Draws, s wcmc.Sampling, seed uint6
 			StepSize: st.StepSize, MeanIntegrationSteps: st.MeanIntegrationSteps, Divergences: st.Divergences,
 		})
 	}
+	if len(draws.Infos) == len(draws.Chains) {
+		rec.DrawStats = drawStatNames()
+	}
 	return &sampleOutput{path, draws, summary, rec}, nil
 }
 
@@ -168,14 +247,19 @@ func recordPath(out string) string {
 	return strings.TrimSuffix(out, ".npy") + ".sampler.json"
 }
 
-// write writes the three files, all or nothing: the samples as an S×d
-// array for one chain, (C, S, d) for C > 1.
+// write writes the files, all or nothing: the samples as an S×d array
+// for one chain, (C, S, d) for C > 1, and the per-draw statistics when
+// the draws have their infos.
 func (o *sampleOutput) write() error {
 	samples := npyFile(o.path, o.draws.Chains[0])
 	if len(o.draws.Chains) > 1 {
 		samples = outFile{o.path, func(w io.Writer) error { return npy.WriteChains(w, o.draws.Chains) }}
 	}
-	return writeAll([]outFile{samples, o.summary.file(), jsonFile(recordPath(o.path), o.record)})
+	files := []outFile{samples, o.summary.file(), jsonFile(recordPath(o.path), o.record)}
+	if o.record.DrawStats != nil {
+		files = append(files, outFile{statsPath(o.path), func(w io.Writer) error { return writeDrawStats(w, o.draws.Infos) }})
+	}
+	return writeAll(files)
 }
 
 // print writes the summary table, the chains' sampler statistics and any

@@ -106,10 +106,12 @@ func (p *Pending) Commit() error {
 	if !p.closed {
 		return fmt.Errorf("atomicfile: commit of %s before Close", p.Path)
 	}
+	KillPoint(KillFileRename, nil, nil)
 	if err := os.Rename(p.Name(), p.Path); err != nil {
 		return err
 	}
 	register(p.Name(), false)
+	KillPoint(KillFileDone, nil, nil)
 	return nil
 }
 

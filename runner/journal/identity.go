@@ -18,7 +18,7 @@ import (
 
 // Identity describes a journaled run: what must match for a resume or a
 // merge (experiment, parameters, seed, trials) and what is informative
-// (version, shard, start time).
+// (version, shard, start time, what Setup reported).
 type Identity struct {
 	Format     int               `json:"format"`
 	Experiment string            `json:"experiment"`
@@ -32,6 +32,10 @@ type Identity struct {
 	ShardTasks int               `json:"shard_tasks"`
 	Version    string            `json:"version"`
 	Start      time.Time         `json:"start"`
+	// RunInfo is what the run's Setup reported (runner.RunInfoer),
+	// written once Setup has run, before any task; absent when it reports
+	// nothing.
+	RunInfo map[string]map[string]any `json:"run_info,omitempty"`
 }
 
 // IdentityOf returns the identity of shard s (of shardTasks tasks) of the

@@ -35,6 +35,7 @@ import (
 	"strconv"
 	"time"
 
+	"wcmc/internal/atomicfile"
 	"wcmc/runner"
 )
 
@@ -285,13 +286,16 @@ func (j *file) Append(r runner.TaskResult) error {
 	if err != nil {
 		return fmt.Errorf("journal %s: task %s trial %d: %w", j.path, runner.FormatX(r.X), r.Trial, err)
 	}
-	if _, err := j.f.Write(append(line, '\n')); err != nil {
+	line = append(line, '\n')
+	atomicfile.KillPoint(atomicfile.KillJournalAppend, j.f, line)
+	if _, err := j.f.Write(line); err != nil {
 		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
 	if err := j.f.Sync(); err != nil {
 		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
 	j.n++
+	atomicfile.KillPoint(atomicfile.KillTaskSaved, nil, nil)
 	return nil
 }
 

@@ -302,7 +302,7 @@ func TestJournalLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	j, _, _, err := open(plan, dir, runner.Shard{}, plan.Tasks, Options{}, nil)
+	j, _, _, _, err := open(plan, dir, runner.Shard{}, plan.Tasks, Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

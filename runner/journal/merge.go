@@ -62,7 +62,8 @@ func Runs(dir string) ([]string, error) {
 // a task of the run or not of its directory's shard; a task in two
 // directories; and tasks that no directory holds (with the shards they
 // belong to). A torn last line of a journal (a task cut short) is ignored,
-// its task then counted as missing.
+// its task then counted as missing. The result's RunInfo is that of the
+// first directory whose identity holds one.
 func Merge(specs []runner.Spec, dirs []string, opts MergeOptions) (*runner.Result, error) {
 	id := opts.Experiment
 	if len(dirs) == 0 {
@@ -185,6 +186,9 @@ func Merge(specs []runner.Spec, dirs []string, opts MergeOptions) (*runner.Resul
 	res := plan.Result(tasks, start, end)
 	for _, x := range ids {
 		res.Quick = res.Quick && x.Quick
+		if res.RunInfo == nil {
+			res.RunInfo = x.RunInfo // Setup is deterministic: every shard reports the same
+		}
 	}
 	return res, nil
 }

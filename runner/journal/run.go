@@ -85,13 +85,23 @@ func Run(ctx context.Context, spec runner.Spec, opts Options) (*runner.Result, e
 		}
 		return runner.Run(ctx, spec, opts.Options)
 	}
-	j, done, start, err := open(plan, opts.Dir, opts.Shard, keys, opts, opts.Progress)
+	j, id, done, start, err := open(plan, opts.Dir, opts.Shard, keys, opts, opts.Progress)
 	if err != nil {
 		return nil, fmt.Errorf("experiment %s: %w", spec.ID, err)
 	}
 	defer j.Close()
 	ro := opts.Options
 	user := ro.OnTask
+	// What Setup reports goes into the identity before any task runs, so
+	// that a merge of the shards, or a resume with no task left to run
+	// (which does not call Setup), finds it.
+	ro.OnSetup = func(info map[string]map[string]any) error {
+		if info == nil {
+			return nil
+		}
+		id.RunInfo = info
+		return writeIdentity(IdentityPath(opts.Dir, spec.ID), id)
+	}
 	ro.OnTask = func(r runner.TaskResult) error {
 		if err := j.Append(r); err != nil {
 			return err
@@ -101,7 +111,8 @@ func Run(ctx context.Context, spec runner.Spec, opts Options) (*runner.Result, e
 		}
 		return nil
 	}
-	tasks, err := plan.Compute(ctx, remaining(keys, done), ro)
+	rest := remaining(keys, done)
+	tasks, info, err := plan.Compute(ctx, rest, ro)
 	if err != nil {
 		saved := len(done) + j.n
 		if saved == 0 {
@@ -112,8 +123,12 @@ func Run(ctx context.Context, spec runner.Spec, opts Options) (*runner.Result, e
 		}
 		return nil, fmt.Errorf("%w\n(%d of %d tasks finished and are saved in %s)", err, saved, len(keys), j.Path())
 	}
+	if len(rest) == 0 {
+		info = id.RunInfo // Setup did not run
+	}
 	res := plan.Collect(append(done, tasks...), start, ro)
 	res.Resumed = len(done)
+	res.RunInfo = info
 	if len(done) > 0 {
 		res.Wall = j.earlier + res.End.Sub(j.began)
 	}
@@ -121,10 +136,11 @@ func Run(ctx context.Context, spec runner.Spec, opts Options) (*runner.Result, e
 }
 
 // open prepares dir to journal the tasks keys of shard s of the plan's
-// run and returns the journal, ready to append, with the records already
-// in it and the run's start time. It first removes the temporary files
-// that a killed process left while writing the run's files (the journal's
-// lock makes this process their only writer).
+// run and returns the journal, ready to append, the run's identity as
+// written or read, the records already in it and the run's start time. It
+// first removes the temporary files that a killed process left while
+// writing the run's files (the journal's lock makes this process their
+// only writer).
 //
 // A fresh run (resume false) refuses a journal holding finished tasks
 // (ErrUnfinished); otherwise it writes the run's identity and starts an
@@ -134,9 +150,11 @@ func Run(ctx context.Context, spec runner.Spec, opts Options) (*runner.Result, e
 // runner.Plan.CheckRecord, and its checksum; a record outside the shard or
 // twice is an error), and drops a torn last line. Without a journal to
 // resume it starts afresh.
-func open(p *runner.Plan, dir string, s runner.Shard, keys []runner.TaskKey, opts Options, log io.Writer) (*file, []runner.TaskResult, time.Time, error) {
+func open(p *runner.Plan, dir string, s runner.Shard, keys []runner.TaskKey, opts Options, log io.Writer) (*file, Identity, []runner.TaskResult, time.Time, error) {
 	resume := opts.Resume
-	fail := func(err error) (*file, []runner.TaskResult, time.Time, error) { return nil, nil, time.Time{}, err }
+	fail := func(err error) (*file, Identity, []runner.TaskResult, time.Time, error) {
+		return nil, Identity{}, nil, time.Time{}, err
+	}
 	say := func(format string, args ...any) {
 		if log != nil {
 			fmt.Fprintf(log, format+"\n", args...)
@@ -246,7 +264,8 @@ func open(p *runner.Plan, dir string, s runner.Shard, keys []runner.TaskKey, opt
 			say("no finished tasks in %s: starting the run", jpath)
 		}
 		data.Valid = 0
-		if err := writeIdentity(ipath, IdentityOf(p, s, len(keys), start)); err != nil {
+		id = IdentityOf(p, s, len(keys), start)
+		if err := writeIdentity(ipath, id); err != nil {
 			return fail(fmt.Errorf("writing %s: %w", ipath, err))
 		}
 	}
@@ -269,7 +288,7 @@ func open(p *runner.Plan, dir string, s runner.Shard, keys []runner.TaskKey, opt
 		}
 		j.created = append(j.created, madeDirs...)
 	}
-	return j, done, start, nil
+	return j, id, done, start, nil
 }
 
 // missingDirs returns dir and its ancestors that do not exist, deepest

@@ -37,8 +37,8 @@ func (e *MismatchError) Error() string {
 func (e *MismatchError) Is(target error) bool { return target == ErrMismatch }
 
 // Load reads back the result of spec that WriteFiles wrote to dir:
-// the parameters, seed, trials, quick flag, skip notes, per-task info and
-// times from DIR/ID.json, and the measured values from DIR/ID.csv. The
+// the parameters, seed, trials, quick flag, skip notes, per-task info, run
+// info and times from DIR/ID.json, and the measured values from DIR/ID.csv. The
 // stored parameters are validated against spec as by runner.Resolve; if
 // they no longer fit it (a parameter added, removed or restricted since),
 // the error matches ErrMismatch. A missing file gives an error matching
@@ -84,7 +84,8 @@ func load(dir string, spec runner.Spec) (*runner.Result, *runRecord, error) {
 	}
 
 	res := &runner.Result{Spec: spec, Values: v, Seed: rec.Seed, Trials: trials, Quick: rec.Quick,
-		Notes: rec.Skipped, Start: rec.Start, End: rec.End, Wall: time.Duration(rec.WallSeconds * float64(time.Second))}
+		Notes: rec.Skipped, Start: rec.Start, End: rec.End, Wall: time.Duration(rec.WallSeconds * float64(time.Second)),
+		RunInfo: rec.RunInfo}
 	xs := v.XList()
 	res.Tasks = make([]runner.TaskResult, len(xs)*trials)
 	for i, x := range xs {

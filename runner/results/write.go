@@ -46,7 +46,8 @@ func Write(dir string, res *runner.Result) error {
 //   - ID.summary.csv: mean and 5–95% quantiles per scheme, x and metric
 //     (SummaryHeader, see Summarize);
 //   - ID.json: parameters, seed, trials, version, skip notes, per-task
-//     info, figure warnings, start/end time;
+//     info, the run's Setup report (run_info), figure warnings, start/end
+//     time;
 //   - the figures, as PNG, SVG and PDF (see Figures): ID for the main
 //     metric, ID.<metric> for the others, and ID[.<metric>].<protocol> for
 //     WVCMC under each protocol other than the main figure's.
@@ -165,9 +166,11 @@ type runRecord struct {
 	Skipped        []runner.Note     `json:"skipped"`
 	FigureWarnings []string          `json:"figure_warnings"`
 	Info           []infoRecord      `json:"info"`
-	Start          time.Time         `json:"start"`
-	End            time.Time         `json:"end"`
-	WallSeconds    float64           `json:"wall_seconds"`
+	// RunInfo is what the run's Setup reported (runner.RunInfoer).
+	RunInfo     map[string]map[string]any `json:"run_info,omitempty"`
+	Start       time.Time                 `json:"start"`
+	End         time.Time                 `json:"end"`
+	WallSeconds float64                   `json:"wall_seconds"`
 }
 
 func writeJSON(w io.Writer, res *runner.Result, figWarnings []string) error {
@@ -183,6 +186,12 @@ func writeJSON(w io.Writer, res *runner.Result, figWarnings []string) error {
 	}
 	if rec.FigureWarnings == nil {
 		rec.FigureWarnings = []string{}
+	}
+	for topic, m := range res.RunInfo {
+		if rec.RunInfo == nil {
+			rec.RunInfo = map[string]map[string]any{}
+		}
+		rec.RunInfo[topic] = runner.JSONSafe(m).(map[string]any)
 	}
 	for _, t := range res.Tasks {
 		schemes := make([]string, 0, len(t.Info))

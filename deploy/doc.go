@@ -1,0 +1,5 @@
+// Package deploy holds the recipes for running wcmc on a cluster (see
+// README.md): a Dockerfile, a Kubernetes Indexed Job with a pod to fetch
+// its results, and a Slurm job array. It has no code; its test decodes the
+// Kubernetes manifests strictly with the Kubernetes API types, offline.
+package deploy
