@@ -6,8 +6,8 @@
 //
 // A claim is a formula of comparisons ("at every SNR, a < b"; "at some
 // SNR, …"). Each comparison is a ratio of means (or of spreads, or of
-// growths) of per-trial values, paired by trial where the trials share
-// their random numbers, with a studentised bootstrap interval and
+// growths) of per-trial values, paired by trial (trials share their
+// random numbers across schemes and sweep points), with a studentised bootstrap interval and
 // p-values valid for skewed errors; the formula controls the error across
 // its comparisons (intersection-union tests and Holm's procedure), so that
 // a claim at its boundary is spuriously held or failed with probability
@@ -84,7 +84,7 @@ var Method = fmt.Sprintf(`Each claim is checked on the per-trial values of its e
 	`Under a protocol, the WVCMC values are those of its run (named scheme.protocol in the results, e.g. wvcmc-oma.paper); the schemes that learn no map are the same under every protocol. `+
 	`A claim is a formula of comparisons, each a ratio of means that exceeds 1 when the data support the claim (the better scheme's mean times its degree factor against the other's; `+
 	`for growth statements a ratio of growth ratios; for spreads a ratio of mean absolute deviations from the median, Brown–Forsythe's measure, robust to skew). `+
-	`Schemes compared at one sweep point are paired by trial (they share the trial's worker samples and channel); values at different sweep points come from independent trials and are compared as two samples, except along a gradient trajectory, where one trial runs through every checkpoint and is paired with itself. `+
+	`Values are paired by trial, at one sweep point and across points: every point's task of a trial runs on the same random stream (common random numbers: the same worker samples and standardised channel noise wherever the point does not change how many draws precede them; along a gradient trajectory one trial runs through every checkpoint), and the pairs are independent across trials, which is all the paired bootstrap needs. `+
 	`Each comparison's interval is a studentised bootstrap (bootstrap-t) %.0f%% interval of the log ratio, with %d resamples, seeded from the claim, protocol and comparison, so verdicts are reproducible; `+
 	`a one-sided p-value below 0.5%% that must be compared with a smaller Holm threshold τ gets 2/τ resamples (at most %d), a number fixed in advance by τ. `+
 	`A comparison supports the claim when its interval lies above 1 and contradicts it when below. `+

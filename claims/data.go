@@ -19,13 +19,15 @@ import (
 type Trials struct {
 	Metric string
 	XName  string
-	// PairedAcrossPoints says whether trial t at one sweep point shares its
-	// random numbers with trial t at every other point, so that comparisons
-	// across points pair trials too. It holds for a Trajectory spec (each
-	// trial is one run through every checkpoint); for other specs task
-	// seeds depend on x (runner.TaskRng) and trials across points are
-	// independent, compared as two samples. Setting it for common random
-	// numbers across points needs no other change.
+	// PairedAcrossPoints says whether comparisons across sweep points
+	// pair trial t at one point with trial t at the other. TrialsOf
+	// always sets it: since runner.TaskRng gives every point's task of a
+	// trial the same stream (common random numbers), those values are
+	// dependent and only a paired comparison is valid; for results of
+	// earlier versions, whose trials across points were independent,
+	// pairs (X_t, Y_t) are still independent and identically distributed
+	// across t, so the paired bootstrap stays valid (with the power of the
+	// two-sample one). False resamples points as independent samples.
 	PairedAcrossPoints bool
 
 	x    map[int]float64                 // point → x
@@ -43,7 +45,7 @@ type trialValue struct {
 // TrialsOf collects the per-trial values of metric from res under
 // protocol p (see Trials).
 func TrialsOf(res *runner.Result, metric string, p scheme.Protocol) *Trials {
-	t := &Trials{Metric: metric, XName: res.Spec.X, PairedAcrossPoints: res.Spec.Trajectory,
+	t := &Trials{Metric: metric, XName: res.Spec.X, PairedAcrossPoints: true,
 		x: map[int]float64{}, vals: map[string]map[int][]trialValue{}, used: map[string]bool{}}
 	for _, task := range res.Tasks {
 		for _, r := range task.Rows {

@@ -125,8 +125,8 @@ type term struct {
 // contrastLeaf returns the comparison of θ = offset + Σ w ln(mean of the
 // term's values), after transform (nil: the values themselves). Terms at
 // one sweep point are paired by trial, and so are all terms when
-// t.PairedAcrossPoints; terms at different points are otherwise resampled
-// as independent samples.
+// t.PairedAcrossPoints (as TrialsOf sets it); terms at different points
+// are otherwise resampled as independent samples.
 func contrastLeaf(t *Trials, at, test string, offset float64, transform func([]float64) []float64, terms ...term) *node {
 	c := Comparison{At: at, Test: test, Stat: math.NaN(), SE: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), PHold: 1, PFail: 1}
 	l := &leaf{}

@@ -136,11 +136,11 @@ func run(id string, quick bool, points string, trials int, profile string, sets 
 			where := fmt.Sprintf("%s = %s", v.XName(), runner.FormatX(xs[point]))
 			if spec.Trajectory {
 				task.X = math.NaN()
-				task.Rng = runner.TaskRng(0, spec.ID, math.NaN(), trial)
+				task.Rng = runner.TaskRng(0, spec.ID, trial)
 				where = "trajectory " + v.Raw(v.XName())
 			} else {
 				task.Params = v.With(v.XName(), runner.FormatX(xs[point]))
-				task.Rng = runner.TaskRng(0, spec.ID, xs[point], trial)
+				task.Rng = runner.TaskRng(0, spec.ID, trial)
 			}
 			var runErr error
 			w0, c0 := time.Now(), cpu()
