@@ -10,6 +10,13 @@
 // (l = 1: scaled identity; l ≥ 2: analog repetition), and P_k enforces the
 // long-term power constraint from the samples (eq: approx pc). The SNR is
 // P/(m_r N0) (docs/MATH.md note 3).
+//
+// Beyond the paper (docs/BEYOND.md), Config also selects imperfect CSI
+// (zero-forcing on an estimate Ĥ, leaving residual interference), per-worker
+// large-scale gains β_k, a complex baseband Rayleigh or Rician channel
+// carrying the real symbols on I and Q, and truncated channel inversion with
+// a peak power and outage. Their zero values give the paper's link, bit for
+// bit.
 package channel
 
 import (
@@ -55,47 +62,86 @@ const (
 	// Flat is the frequency-flat channel H_k = I (m_t = m_r).
 	Flat Fading = iota
 	// Rayleigh draws H_k with i.i.d. N(0,1) entries, m_r×m_t, anew in every
-	// block.
+	// block (CN(0,1) entries on the complex baseband channel).
 	Rayleigh
+	// Rician draws H_k = √(K/(K+1)) 1 1ᵀ + √(1/(K+1)) W with W i.i.d.
+	// CN(0,1), anew in every block: a fixed line-of-sight part (broadside
+	// arrays) plus scattering, K = Config.KFactor (docs/BEYOND.md note 14).
+	// Complex baseband only.
+	Rician
 )
 
 func (f Fading) String() string {
-	if f == Rayleigh {
+	switch f {
+	case Rayleigh:
 		return "rayleigh"
+	case Rician:
+		return "rician"
 	}
 	return "flat"
 }
 
-// ParseFading reads "flat" or "rayleigh".
+// ParseFading reads "flat", "rayleigh" or "rician".
 func ParseFading(s string) (Fading, error) {
 	switch strings.ToLower(s) {
 	case "flat":
 		return Flat, nil
 	case "rayleigh":
 		return Rayleigh, nil
+	case "rician":
+		return Rician, nil
 	}
-	return 0, fmt.Errorf("unknown fading %q (want flat or rayleigh)", s)
+	return 0, fmt.Errorf("unknown fading %q (want flat, rayleigh or rician)", s)
 }
 
-// Config describes the uplink.
+// Config describes the uplink. The zero values of Complex, KFactor, CSI,
+// Gains and Control give the paper's link (real channel, perfect CSI, equal
+// SNR, channel inversion with the long-term power rule); docs/BEYOND.md
+// states the models the other values select.
 type Config struct {
 	Access Access
 	Fading Fading
 	// Repetition is l in B = 1_l ⊗ I_d, so m_r = l·d. 1 means E_k = √P_k I_d.
 	Repetition int
-	// ExtraTx is m_t − m_r for Rayleigh fading (the paper's 2d×(2d+2) is 2).
-	// E[(H Hᵀ)^{-1}] = I/(m_t − m_r − 1) exists only for ExtraTx ≥ 2.
+	// ExtraTx is m_t − m_r for Rayleigh and Rician fading (the paper's
+	// 2d×(2d+2) is 2), counted in complex dimensions when Complex is set.
+	// E[(H Hᵀ)^{-1}] = I/(m_t − m_r − 1) exists only for ExtraTx ≥ 2 on the
+	// real channel; on the complex one E[(H Hᴴ)^{-1}] = I/(m_t − m_r) needs
+	// ExtraTx ≥ 1 (Rician: ≥ 2, see Validate).
 	ExtraTx int
 	// Power is P in E‖x_k‖² ≤ P (eq: power constraint).
 	Power float64
-	// SNRdB is 10 log10(P/(m_r N0)).
+	// SNRdB is 10 log10(P/(m_r N0)); with Gains it is the reference SNR
+	// (docs/BEYOND.md note 13).
 	SNRdB float64
 	// Physical simulates the whole chain: draw H_k per block, precode with
-	// its pseudo-inverse, transmit, add noise. Otherwise the equivalent
-	// model y = E θ + n is used (identical in law under perfect CSI, since
-	// H_k H_k^† = I; much cheaper for large m_r). Flat fading is always
-	// equivalent.
+	// the pseudo-inverse of the channel estimate, transmit, add noise.
+	// Otherwise an equivalent model is used: y = E θ + n (identical in law
+	// under perfect CSI, since H_k H_k^† = I; much cheaper for large m_r), or
+	// under imperfect CSI or power control on Rayleigh fading the exact
+	// equivalent in law of docs/BEYOND.md eq. (12.7). Rician fading with
+	// imperfect CSI has no equivalent form and is always simulated
+	// physically. Flat fading is always equivalent.
 	Physical bool
+	// Complex sends the real symbols on I and Q of a complex baseband
+	// channel: the l·d real symbols of a block fill ⌈l·d/2⌉ complex channel
+	// uses (first half on I, second on Q, a zero pad when l·d is odd), H_k is
+	// complex and the noise is CN(0, 2N0) per complex use, i.e. N0 per real
+	// symbol as before (docs/BEYOND.md note 14).
+	Complex bool
+	// KFactor is the Rician K-factor (power of the line-of-sight part over
+	// the scattered part), used only with Fading == Rician; K = 0 is
+	// Rayleigh.
+	KFactor float64
+	// CSI is the channel knowledge of the workers; its zero value is perfect
+	// CSI (docs/BEYOND.md note 12).
+	CSI CSI
+	// Gains are the per-worker large-scale gains; the zero value gives every
+	// worker the SNR SNRdB (docs/BEYOND.md note 13).
+	Gains LargeScale
+	// Control is the power control; the zero value is the paper's channel
+	// inversion with the long-term power rule (docs/BEYOND.md note 15).
+	Control PowerControl
 }
 
 // Validate reports a configuration that cannot be simulated.
@@ -103,24 +149,52 @@ func (c Config) Validate() error {
 	switch {
 	case c.Repetition < 1:
 		return fmt.Errorf("repetition l = %d: must be ≥ 1", c.Repetition)
-	case c.Fading == Rayleigh && c.ExtraTx < 2:
+	case c.Fading == Rician && !c.Complex:
+		return fmt.Errorf("rician fading is defined on the complex baseband channel: set complex")
+	case c.Fading == Rician && c.ExtraTx < 2:
+		return fmt.Errorf("extra transmit dimensions m_t−m_r = %d: must be ≥ 2 for Rician fading (the worker's E[(HHᴴ)^{-1}] is computed by Monte Carlo, which needs its variance finite)", c.ExtraTx)
+	case c.Fading == Rayleigh && c.Complex && c.ExtraTx < 1:
+		return fmt.Errorf("extra transmit dimensions m_t−m_r = %d: must be ≥ 1 for complex Rayleigh fading (E[(HHᴴ)^{-1}] is infinite otherwise)", c.ExtraTx)
+	case c.Fading == Rayleigh && !c.Complex && c.ExtraTx < 2:
 		return fmt.Errorf("extra transmit dimensions m_t−m_r = %d: must be ≥ 2 for Rayleigh fading (E[(HHᵀ)^{-1}] is infinite otherwise)", c.ExtraTx)
 	case !(c.Power > 0) || math.IsInf(c.Power, 0):
 		return fmt.Errorf("power P = %v: must be positive and finite", c.Power)
 	case math.IsNaN(c.SNRdB) || math.IsInf(c.SNRdB, 0):
 		return fmt.Errorf("SNR = %v dB: must be finite", c.SNRdB)
+	case math.IsNaN(c.KFactor) || math.IsInf(c.KFactor, 0) || c.KFactor < 0:
+		return fmt.Errorf("rician K-factor = %v: must be ≥ 0 and finite", c.KFactor)
+	case c.KFactor != 0 && c.Fading != Rician:
+		return fmt.Errorf("rician K-factor = %v given with %v fading: it is used only by rician fading", c.KFactor, c.Fading)
 	}
-	return nil
+	if err := c.CSI.validate(c.Fading); err != nil {
+		return err
+	}
+	if err := c.Gains.validate(); err != nil {
+		return err
+	}
+	return c.Control.validate(c)
 }
 
-// Dims returns m_r and m_t for parameter dimension d.
+// Dims returns m_r and m_t for parameter dimension d, counted in real
+// symbols: on the complex channel m_t = 2(⌈m_r/2⌉ + ExtraTx).
 func (c Config) Dims(d int) (mr, mt int) {
 	mr = c.Repetition * d
 	mt = mr
-	if c.Fading == Rayleigh {
-		mt = mr + c.ExtraTx
+	if c.Fading == Flat {
+		return mr, mt
 	}
-	return mr, mt
+	if c.Complex {
+		_, mtc := c.complexDims(mr)
+		return mr, 2 * mtc
+	}
+	return mr, mr + c.ExtraTx
+}
+
+// complexDims returns the complex channel uses per block, ⌈m_r/2⌉, and the
+// complex transmit dimensions ⌈m_r/2⌉ + ExtraTx.
+func (c Config) complexDims(mr int) (mc, mtc int) {
+	mc = (mr + 1) / 2
+	return mc, mc + c.ExtraTx
 }
 
 // N0 is the noise variance per received symbol, P/(m_r · 10^{SNR/10}).
@@ -129,20 +203,39 @@ func (c Config) N0(d int) float64 {
 	return c.Power / (float64(mr) * math.Pow(10, c.SNRdB/10))
 }
 
-// InvGramMean is g in E[(H Hᵀ)^{-1}] = g·I: 1 for flat fading, and
-// 1/(m_t − m_r − 1) for i.i.d. N(0,1) entries (mean of an inverse Wishart).
+// InvGramMean is g in E[(H Hᵀ)^{-1}] = g·I for a unit-gain channel known
+// exactly: 1 for flat fading, 1/(m_t − m_r − 1) for i.i.d. N(0,1) entries
+// (mean of an inverse Wishart) and 1/(m_t − m_r) for i.i.d. CN(0,1) entries
+// (complex inverse Wishart). Rician fading has no scalar g (see
+// docs/BEYOND.md eq. (14.6)); InvGramMean panics for it.
 func (c Config) InvGramMean() float64 {
-	if c.Fading == Rayleigh {
+	switch {
+	case c.Fading == Rician:
+		panic("channel: InvGramMean of Rician fading, whose E[(HHᴴ)^{-1}] is not a multiple of I")
+	case c.Fading == Rayleigh && c.Complex:
+		return 1 / float64(c.ExtraTx)
+	case c.Fading == Rayleigh:
 		return 1 / float64(c.ExtraTx-1)
 	}
 	return 1
 }
 
-// PowerScale returns P_k = P S / Σ_s tr(E[(HHᵀ)^{-1}] B θ_s θ_sᵀ Bᵀ)
-// = P S / (g · l · Σ_s ‖θ_s‖²) for worker samples theta (S×d), so that
-// E_k = √P_k B meets eq: approx pc with equality.
+// PowerScale returns P_k = P S / Σ_s tr(E[(ĤĤᵀ)^{-1}] B θ_s θ_sᵀ Bᵀ) for
+// worker samples theta (S×d), so that E_k = √P_k B meets eq: approx pc with
+// equality for a worker of unit large-scale gain under the paper's power
+// rule (Control off). With perfect CSI and Flat or Rayleigh fading this is
+// P S / (g · l · Σ_s ‖θ_s‖²); Ĥ is the worker's channel estimate (CSI).
 func (c Config) PowerScale(theta *mat.Dense) float64 {
+	return c.powerScale(theta, c.workerLink(1))
+}
+
+// powerScale is PowerScale for a worker with link parameters w: P_k is
+// β_k times the unit-gain rule on the estimate Ĥ (docs/BEYOND.md eq. (13.2)).
+func (c Config) powerScale(theta *mat.Dense, w workerLink) float64 {
 	s, _ := theta.Dims()
+	if c.Fading == Rician {
+		return w.gain * c.Power * float64(s) / c.ricianEnergy(theta, w)
+	}
 	var sum float64
 	for i := 0; i < s; i++ {
 		r := theta.RawRowView(i)
@@ -150,5 +243,6 @@ func (c Config) PowerScale(theta *mat.Dense) float64 {
 			sum += v * v
 		}
 	}
-	return c.Power * float64(s) / (c.InvGramMean() * float64(c.Repetition) * sum)
+	g := c.InvGramMean() / w.vHat
+	return w.gain * (c.Power * float64(s) / (g * float64(c.Repetition) * sum))
 }

@@ -115,14 +115,14 @@ func TestTransmitPowerMeetsP(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Per-block energies are recomputed to estimate their spread.
-	link := newZFLink(rx.Mr, rx.Mr+8)
+	link := newZFLink(cfg, rx.Mr)
 	enc := rx.Encoder(0)
 	energies := make([]float64, s)
 	dst := make([]float64, rx.Mr)
 	var tx mat.VecDense
 	for i := range s {
 		tx.MulVec(enc, mat.NewVecDense(d, samples[0].RawRowView(i)))
-		energies[i] = link.send(rng, dst, tx.RawVector().Data)
+		energies[i], _, _ = link.send(rng, dst, tx.RawVector().Data, cfg.workerLink(1))
 	}
 	se := stat.StdDev(energies, nil) / math.Sqrt(s)
 	if math.Abs(rx.TxPower[0]-P) > 5*se || math.Abs(stat.Mean(energies, nil)-P) > 5*se {

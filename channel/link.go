@@ -47,6 +47,20 @@ type Link struct {
 	Samples []string `json:"samples"`
 	// TxPower is the measured mean ‖x_k‖² per worker (physical simulation).
 	TxPower []float64 `json:"tx_power,omitempty"`
+	// The models beyond the paper (docs/BEYOND.md), omitted when off.
+	Complex    bool    `json:"complex,omitempty"`
+	KFactor    float64 `json:"k_factor,omitempty"`     // Rician K
+	CSIError   float64 `json:"csi_error,omitempty"`    // σ_e² of Ĥ = H + E
+	PilotLen   int     `json:"pilot_len,omitempty"`    // L_p (MMSE estimate)
+	PilotSNRdB float64 `json:"pilot_snr_db,omitempty"` // ρ_p in dB
+	PeakPower  float64 `json:"peak_power,omitempty"`   // P_peak (truncated inversion)
+	// Gain holds the large-scale power gain β_k of each worker.
+	Gain []float64 `json:"gain,omitempty"`
+	// Outage lists, per worker, the blocks it did not send (0-based).
+	Outage [][]int `json:"outage,omitempty"`
+	// Residual is the measured residual-interference power per symbol
+	// per worker (imperfect CSI).
+	Residual []float64 `json:"residual,omitempty"`
 }
 
 // NewLink describes rx, sent over cfg with the given seed, its signal
@@ -57,7 +71,28 @@ func NewLink(cfg Config, rx *Received, seed uint64) Link {
 		Repetition: cfg.Repetition, ExtraTx: cfg.ExtraTx, Physical: cfg.Physical, Power: cfg.Power, SNRdB: cfg.SNRdB,
 		N0: rx.N0, Pk: rx.Pk, D: rx.D, K: rx.K, S: rx.S, Mr: rx.Mr, Seed: seed, TxPower: rx.TxPower,
 		Signals: SignalNames(rx.Access, rx.Streams()),
+		Complex: cfg.Complex, KFactor: cfg.KFactor, CSIError: cfg.CSI.ErrorVar, PilotLen: cfg.CSI.PilotLen,
+		PilotSNRdB: cfg.CSI.PilotSNRdB, PeakPower: cfg.Control.PeakPower, Gain: rx.Gain,
+		Outage: outageBlocks(rx.Outage), Residual: rx.Residual,
 	}
+}
+
+// outageBlocks lists, per worker, the indices of the blocks marked in
+// outage; nil when there is no outage mask.
+func outageBlocks(o [][]bool) [][]int {
+	if o == nil {
+		return nil
+	}
+	out := make([][]int, len(o))
+	for k, marks := range o {
+		out[k] = []int{}
+		for s, lost := range marks {
+			if lost {
+				out[k] = append(out[k], s)
+			}
+		}
+	}
+	return out
 }
 
 // SignalNames are the file names of the received streams: received-k.npy
@@ -116,6 +151,24 @@ func ParseLink(data []byte) (Link, error) {
 			return Link{}, fmt.Errorf("P_k of worker %d = %v, want a positive finite number", k+1, p)
 		}
 	}
+	if l.Gain != nil && len(l.Gain) != l.K {
+		return Link{}, fmt.Errorf("gain has %d entries for K = %d workers", len(l.Gain), l.K)
+	}
+	for k, g := range l.Gain {
+		if !positive(g) {
+			return Link{}, fmt.Errorf("large-scale gain of worker %d = %v, want a positive finite number", k+1, g)
+		}
+	}
+	if l.Outage != nil && len(l.Outage) != l.K {
+		return Link{}, fmt.Errorf("outage has %d entries for K = %d workers", len(l.Outage), l.K)
+	}
+	for k, blocks := range l.Outage {
+		for _, s := range blocks {
+			if s < 0 || s >= l.S {
+				return Link{}, fmt.Errorf("outage of worker %d lists block %d, outside 0…S−1 = %d", k+1, s, l.S-1)
+			}
+		}
+	}
 	streams := 1
 	if acc == OMA {
 		streams = l.K
@@ -142,7 +195,17 @@ func (l Link) Received(y []*mat.Dense, where []string) (*Received, error) {
 			return nil, fmt.Errorf("received-signal file %s is %d×%d, but the link says S×m_r = %d×%d", where[i], r, c, l.S, l.Mr)
 		}
 	}
-	return &Received{Access: acc, K: l.K, S: l.S, D: l.D, Mr: l.Mr, L: l.Repetition, Pk: l.Pk, N0: l.N0, Power: l.Power, Y: y}, nil
+	rx := &Received{Access: acc, K: l.K, S: l.S, D: l.D, Mr: l.Mr, L: l.Repetition, Pk: l.Pk, N0: l.N0, Power: l.Power, Y: y, Gain: l.Gain, Residual: l.Residual}
+	if l.Outage != nil {
+		rx.Outage = make([][]bool, l.K)
+		for k, blocks := range l.Outage {
+			rx.Outage[k] = make([]bool, l.S)
+			for _, s := range blocks {
+				rx.Outage[k][s] = true
+			}
+		}
+	}
+	return rx, nil
 }
 
 // LinkPath returns the link file of path: path itself, or the link.json in

@@ -9,7 +9,11 @@ import (
 )
 
 // Received is what the server observes after one use of the uplink, plus the
-// transmission settings it knows (E_k, P_k, N0).
+// transmission settings it knows (E_k, P_k, N0, and the large-scale gains
+// and outage marks when those models are on). Under imperfect CSI the server
+// believes its channel knowledge is exact: it models y_k = E_k θ_k + n_k with
+// these values, and the residual interference is not part of its model
+// (docs/BEYOND.md note 12).
 type Received struct {
 	Access Access
 	K      int // workers
@@ -18,17 +22,34 @@ type Received struct {
 	Mr     int // received symbols per block, l·d
 	L      int // repetition factor l of B = 1_l ⊗ I_d
 	// Pk holds P_k for each worker (E_k = √P_k B). Under NOMA every entry is
-	// min_k P_k, the common alignment.
+	// min_k P_k, the common alignment. P_k includes the worker's large-scale
+	// gain β_k (docs/BEYOND.md eq. (13.2)).
 	Pk []float64
+	// N0 is the noise variance per received symbol, the same for every
+	// worker and stream: the receiver's noise.
 	N0 float64
 	// Y holds the received signals as rows: under OMA K matrices S×m_r
 	// (one stream per worker), under NOMA a single S×m_r matrix.
 	Y []*mat.Dense
-	// TxPower is the measured mean of ‖x_k‖² over worker k's blocks
-	// (physical simulation only; nil otherwise).
+	// TxPower is the measured mean of ‖x_k‖² over worker k's S blocks,
+	// counting blocks not sent as 0 (nil when the simulation does not draw
+	// the channel: perfect CSI without power control and not physical).
 	TxPower []float64
 	// Power is P, the transmit power budget (eq: power constraint).
 	Power float64
+	// Gain holds the large-scale power gain β_k of each worker, whose
+	// received SNR is β_k·SNR(); nil when every β_k = 1 (docs/BEYOND.md
+	// note 13).
+	Gain []float64
+	// Outage[k][s] reports that worker k did not send block s (truncated
+	// inversion, docs/BEYOND.md note 15): under OMA row s of Y[k] is noise
+	// only, under NOMA row s of Y[0] lacks worker k's signal. nil without
+	// power control; Delivered removes the marked blocks.
+	Outage [][]bool
+	// Residual is the measured mean power per received symbol of worker k's
+	// residual interference (H_k Ĥ_k^† − I) E_k θ_k over the blocks it sent;
+	// nil under perfect CSI. For analysis: the server does not know it.
+	Residual []float64
 }
 
 // Streams is the number of received streams: K under OMA, 1 under NOMA.
@@ -81,25 +102,31 @@ func basis(l, d int) *mat.Dense {
 
 // Transmit sends every worker's samples (K matrices S×d, row s sent in
 // block s) over the uplink described by cfg, drawing channels and noise
-// from rng. The power scales P_k are computed from the samples
-// (eq: approx pc), aligned on min_k P_k under NOMA.
+// (and, under the path-loss model, the worker distances) from rng. The
+// power scales P_k are computed from the samples (eq: approx pc, or
+// docs/BEYOND.md eq. (15.5) under truncated inversion), aligned on min_k P_k
+// under NOMA.
 func Transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense) (*Received, error) {
-	return transmit(rng, cfg, samples, nil)
+	return transmit(rng, cfg, samples, nil, nil, false)
 }
 
 // Retransmit sends new samples over a fresh realisation of the link that
 // produced rx: same encoders E_k = √P_k B (P_k are not recomputed), same
-// noise level, new channel matrices and noise. A map learned on rx applies
-// unchanged to the result.
+// noise level and large-scale gains, new channel matrices and noise (and,
+// under truncated inversion, cutoffs that keep the new samples within the
+// peak power). A map learned on rx applies unchanged to the result.
 func Retransmit(rng *rand.Rand, cfg Config, rx *Received, samples []*mat.Dense) (*Received, error) {
 	if len(samples) != rx.K {
 		return nil, fmt.Errorf("retransmit: %d workers, the link had %d", len(samples), rx.K)
 	}
 	cfg.Access = rx.Access
-	return transmit(rng, cfg, samples, rx.Pk)
+	return transmit(rng, cfg, samples, rx.Pk, rx.Gain, true)
 }
 
-func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, pk []float64) (*Received, error) {
+// transmit sends samples; pk, when not nil, are the encoders to reuse, and
+// with sameLink the large-scale gains are gains (nil: all 1) rather than
+// drawn from cfg.Gains.
+func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, pk, gains []float64, sameLink bool) (*Received, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -120,17 +147,48 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, pk []float64) (*
 	if s < 1 {
 		return nil, fmt.Errorf("no samples to send")
 	}
-	mr, mt := cfg.Dims(d)
+	if err := cfg.checkPilots(d); err != nil {
+		return nil, err
+	}
+	mr, _ := cfg.Dims(d)
 	rx := &Received{Access: cfg.Access, K: k, S: s, D: d, Mr: mr, L: cfg.Repetition, N0: cfg.N0(d), Power: cfg.Power}
 	if math.IsInf(rx.N0, 0) || !(rx.N0 > 0) {
 		return nil, fmt.Errorf("SNR = %v dB with P = %v and m_r = %d gives the noise variance N0 = P/(m_r·10^(SNR/10)) = %v, outside floating point: choose an SNR nearer 0 dB", cfg.SNRdB, cfg.Power, mr, rx.N0)
 	}
+	if !sameLink {
+		var err error
+		if gains, err = cfg.Gains.gains(rng, k); err != nil {
+			return nil, err
+		}
+	} else if gains != nil && len(gains) != k {
+		return nil, fmt.Errorf("retransmit: %d large-scale gains for %d workers", len(gains), k)
+	}
+	links := make([]workerLink, k)
+	for i := range links {
+		b := 1.0
+		if gains != nil {
+			b = gains[i]
+		}
+		links[i] = cfg.workerLink(b)
+	}
+	if gains != nil {
+		rx.Gain = append([]float64(nil), gains...)
+	}
+	truncated := cfg.Control.PeakPower > 0
 	rx.Pk = make([]float64, k)
 	if pk != nil {
 		copy(rx.Pk, pk)
 	} else {
 		for i, m := range samples {
-			p := cfg.PowerScale(m)
+			var p float64
+			if truncated {
+				var err error
+				if p, err = cfg.truncatedScale(m, links[i]); err != nil {
+					return nil, fmt.Errorf("worker %d: %w", i+1, err)
+				}
+			} else {
+				p = cfg.powerScale(m, links[i])
+			}
 			if math.IsInf(p, 0) || !(p > 0) {
 				return nil, fmt.Errorf("worker %d: %s", i+1, powerScaleProblem(m))
 			}
@@ -146,26 +204,63 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, pk []float64) (*
 			rx.Pk[i] = pmin
 		}
 	}
-	physical := cfg.Physical && cfg.Fading == Rayleigh
-	var link *zfLink
-	if physical {
-		link = newZFLink(mr, mt)
+	if truncated {
+		rx.Outage = make([][]bool, k)
+		for i, m := range samples {
+			_, mx := sampleNorms(m, cfg.Repetition)
+			links[i].cutoff = cfg.cutoffFor(rx.Pk[i], mx, links[i])
+			rx.Outage[i] = make([]bool, s)
+		}
+	}
+	imperfect := cfg.CSI.imperfect()
+	// Rician fading with imperfect CSI has no equivalent form: simulate it.
+	physical := cfg.Fading != Flat && (cfg.Physical || (imperfect && cfg.Fading == Rician))
+	equivalent := !physical && (imperfect || truncated)
+	var zf *zfLink
+	var eq *equivLink
+	switch {
+	case physical:
+		zf = newZFLink(cfg, mr)
+	case equivalent:
+		eq = newEquivLink(cfg, rng)
+	}
+	if physical || equivalent {
 		rx.TxPower = make([]float64, k)
 	}
+	if imperfect {
+		rx.Residual = make([]float64, k)
+	}
+	sent := make([]int, k)
 	enc := make([]*mat.Dense, k)
 	for i := range enc {
 		enc[i] = rx.Encoder(i)
 	}
 	sigma := math.Sqrt(rx.N0)
 	tx := mat.NewVecDense(mr, nil) // E_k θ_k: the symbols the receiver should see
-	send := func(dst []float64, worker int, theta []float64) {
+	send := func(dst []float64, worker, block int, theta []float64) {
 		tx.MulVec(enc[worker], mat.NewVecDense(d, theta))
-		if physical {
-			rx.TxPower[worker] += link.send(rng, dst, tx.RawVector().Data)
+		t := tx.RawVector().Data
+		var energy, resid float64
+		ok := true
+		switch {
+		case physical:
+			energy, resid, ok = zf.send(rng, dst, t, links[worker])
+		case equivalent:
+			energy, resid, ok = eq.send(dst, t, links[worker])
+		default:
+			for i, v := range t {
+				dst[i] += v
+			}
 			return
 		}
-		for i, v := range tx.RawVector().Data {
-			dst[i] += v
+		rx.TxPower[worker] += energy
+		if !ok {
+			rx.Outage[worker][block] = true
+			return
+		}
+		sent[worker]++
+		if rx.Residual != nil {
+			rx.Residual[worker] += resid
 		}
 	}
 	switch cfg.Access {
@@ -175,7 +270,7 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, pk []float64) (*
 			y := mat.NewDense(s, mr, nil)
 			for b := range s {
 				row := y.RawRowView(b)
-				send(row, w, samples[w].RawRowView(b))
+				send(row, w, b, samples[w].RawRowView(b))
 				addNoise(rng, row, sigma)
 			}
 			rx.Y[w] = y
@@ -185,7 +280,7 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, pk []float64) (*
 		for b := range s {
 			row := y.RawRowView(b)
 			for w := range k {
-				send(row, w, samples[w].RawRowView(b))
+				send(row, w, b, samples[w].RawRowView(b))
 			}
 			addNoise(rng, row, sigma)
 		}
@@ -193,6 +288,11 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, pk []float64) (*
 	}
 	for i := range rx.TxPower {
 		rx.TxPower[i] /= float64(s)
+	}
+	for i := range rx.Residual {
+		if sent[i] > 0 {
+			rx.Residual[i] /= float64(sent[i])
+		}
 	}
 	return rx, nil
 }
@@ -253,57 +353,6 @@ func allFinite(m *mat.Dense) bool {
 	return true
 }
 
-// zfLink simulates one block over a fresh Rayleigh channel with
-// zero-forcing precoding, reusing its buffers.
-type zfLink struct {
-	mr, mt int
-	h      *mat.Dense
-	gram   mat.SymDense
-	chol   mat.Cholesky
-	a, x   *mat.VecDense
-	hx     *mat.VecDense
-}
-
-func newZFLink(mr, mt int) *zfLink {
-	return &zfLink{
-		mr: mr, mt: mt,
-		h:  mat.NewDense(mr, mt, nil),
-		a:  mat.NewVecDense(mr, nil),
-		x:  mat.NewVecDense(mt, nil),
-		hx: mat.NewVecDense(mr, nil),
-	}
-}
-
-// send draws H (i.i.d. N(0,1)), precodes x = H^†t = Hᵀ(HHᵀ)^{-1}t, adds
-// H x to dst, and returns the transmit energy ‖x‖².
-func (z *zfLink) send(rng *rand.Rand, dst, t []float64) float64 {
-	for {
-		raw := z.h.RawMatrix().Data
-		for i := range raw {
-			raw[i] = rng.NormFloat64()
-		}
-		z.gram.SymOuterK(1, z.h)
-		if z.chol.Factorize(&z.gram) {
-			break
-		}
-		// A singular draw has probability zero; draw again.
-	}
-	if err := z.chol.SolveVecTo(z.a, mat.NewVecDense(z.mr, t)); err != nil {
-		// Only a condition warning is possible after a successful
-		// factorisation: an ill-conditioned H needs a large x, which is
-		// the physics of zero-forcing, so the solution is kept.
-		if _, ok := err.(mat.Condition); !ok {
-			panic(err)
-		}
-	}
-	z.x.MulVec(z.h.T(), z.a)
-	z.hx.MulVec(z.h, z.x)
-	for i, v := range z.hx.RawVector().Data {
-		dst[i] += v
-	}
-	return mat.Dot(z.x, z.x)
-}
-
 // SNR is P/(m_r N0), the convention of docs/MATH.md note 3.
 func (r *Received) SNR() float64 { return r.Power / (float64(r.Mr) * r.N0) }
 
@@ -316,9 +365,71 @@ func (r *Received) Rows(i, j int) *Received {
 	out := *r
 	out.S = j - i
 	out.TxPower = nil
+	out.Residual = nil
+	if r.Outage != nil {
+		out.Outage = make([][]bool, len(r.Outage))
+		for k, o := range r.Outage {
+			out.Outage[k] = o[i:j]
+		}
+	}
 	out.Y = make([]*mat.Dense, len(r.Y))
 	for k, y := range r.Y {
 		out.Y[k] = y.Slice(i, j, 0, r.Mr).(*mat.Dense)
 	}
 	return &out
+}
+
+// WorkerSNR returns the received SNR of worker k, β_k P/(m_r N0): SNR()
+// scaled by its large-scale gain.
+func (r *Received) WorkerSNR(k int) float64 {
+	if r.Gain == nil {
+		return r.SNR()
+	}
+	return r.Gain[k] * r.SNR()
+}
+
+// Delivered returns the signals without the blocks marked in Outage, for
+// the schemes, which take every row as a sample: under OMA each worker's
+// stream keeps the blocks it sent, cut to the smallest count over the
+// workers (re-pairing blocks across workers is harmless: their samples are
+// independent, and the outage does not depend on them, docs/BEYOND.md
+// note 15); under NOMA only the blocks that every worker sent are kept. It
+// returns r itself when nothing is marked, and an error when no block is
+// left.
+func (r *Received) Delivered() (*Received, error) {
+	if r.Outage == nil {
+		return r, nil
+	}
+	keep := make([][]int, len(r.Y))
+	n := r.S
+	for k := range r.Y {
+		for s := range r.S {
+			lost := false
+			if r.Access == OMA {
+				lost = r.Outage[k][s]
+			} else {
+				for _, o := range r.Outage {
+					lost = lost || o[s]
+				}
+			}
+			if !lost {
+				keep[k] = append(keep[k], s)
+			}
+		}
+		n = min(n, len(keep[k]))
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("every block of some stream was lost to outage: nothing delivered")
+	}
+	out := *r
+	out.S = n
+	out.Outage = nil
+	out.Y = make([]*mat.Dense, len(r.Y))
+	for k, y := range r.Y {
+		out.Y[k] = mat.NewDense(n, r.Mr, nil)
+		for i, s := range keep[k][:n] {
+			out.Y[k].SetRow(i, y.RawRowView(s))
+		}
+	}
+	return &out, nil
 }
