@@ -324,3 +324,16 @@ func TestStraightAlpha(t *testing.T) {
 		t.Errorf("RGBA = %d %d %d %d, want 213 94 0 40 (×257)", r>>8, g>>8, b>>8, a>>8)
 	}
 }
+
+func TestSourceDate(t *testing.T) {
+	for _, c := range []struct {
+		v    string
+		ok   bool
+		want int64
+	}{{"1700000000", true, 1700000000}, {"0", true, 0}, {"", false, 0}, {"-5", false, 0}, {"1.5", false, 0}, {"soon", false, 0}} {
+		got, ok := SourceDate(c.v)
+		if ok != c.ok || (ok && got.Unix() != c.want) {
+			t.Errorf("SourceDate(%q) = %v, %v; want %d, %v", c.v, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -2,6 +2,12 @@ package figure
 
 import (
 	"image/color"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"codeberg.org/go-pdf/fpdf"
 
 	stdfont "golang.org/x/image/font"
 	"golang.org/x/image/font/sfnt"
@@ -21,7 +27,32 @@ type outlinedPDF struct {
 }
 
 func newOutlinedPDF(w, h vg.Length) *outlinedPDF {
+	pdfDates.Do(func() {
+		if t, ok := SourceDate(os.Getenv("SOURCE_DATE_EPOCH")); ok {
+			fpdf.SetDefaultCreationDate(t)
+			fpdf.SetDefaultModificationDate(t)
+		}
+	})
 	return &outlinedPDF{Canvas: vgpdf.New(w, h)}
+}
+
+// pdfDates sets the PDF dates once per process, before the first PDF
+// (fpdf keeps them in a package variable).
+var pdfDates sync.Once
+
+// SourceDate parses the value of SOURCE_DATE_EPOCH, the reproducible-
+// builds convention: whole seconds since 1970-01-01 UTC. When it is set
+// to a valid value, every PDF records that time as its creation and
+// modification date instead of the current second, so that the figures of
+// identical runs are byte-identical; otherwise (unset, or not a
+// non-negative integer) ok is false and PDFs carry the time they were
+// written.
+func SourceDate(v string) (t time.Time, ok bool) {
+	sec, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || sec < 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(sec, 0).UTC(), true
 }
 
 // straightAlpha is a colour whose RGBA method returns its components

@@ -67,15 +67,17 @@ func startWCMC(t *testing.T, bin string, env []string, args ...string) *wcmcProc
 }
 
 // faultEnv is the environment without scheduler variables, which would
-// shard the run.
+// shard the run, and with SOURCE_DATE_EPOCH fixed, so that the PDF
+// figures of two runs carry the same dates (figure.SourceDate).
 func faultEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "JOB_COMPLETION_INDEX=") && !strings.HasPrefix(kv, "SLURM_ARRAY_") && !strings.HasPrefix(kv, "WCMC_SHARD_COUNT=") {
+		if !strings.HasPrefix(kv, "JOB_COMPLETION_INDEX=") && !strings.HasPrefix(kv, "SLURM_ARRAY_") && !strings.HasPrefix(kv, "WCMC_SHARD_COUNT=") &&
+			!strings.HasPrefix(kv, "SOURCE_DATE_EPOCH=") {
 			env = append(env, kv)
 		}
 	}
-	return env
+	return append(env, "SOURCE_DATE_EPOCH=1700000000")
 }
 
 // wait returns the exit code.
