@@ -293,9 +293,13 @@ const (
 )
 
 // convergenceLayoutOf lays out the chain diagnostics recorded in res,
-// judged against diagnostics.Recommended (nil: none recorded).
-func convergenceLayoutOf(res *runner.Result) *convergenceLayout {
-	c, err := ConvergenceOf(res, diagnostics.Recommended)
+// judged against limits (zero: diagnostics.Recommended); nil when none
+// are recorded.
+func convergenceLayoutOf(res *runner.Result, limits diagnostics.Thresholds) *convergenceLayout {
+	if limits == (diagnostics.Thresholds{}) {
+		limits = diagnostics.Recommended
+	}
+	c, err := ConvergenceOf(res, limits)
 	if err != nil {
 		return &convergenceLayout{warning: "The recorded chain diagnostics do not read back: " + err.Error()}
 	}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"wcmc/claims"
+	"wcmc/diagnostics"
 	"wcmc/runner"
 	"wcmc/runner/results"
 	"wcmc/scheme"
@@ -187,7 +188,7 @@ func (r *Report) layout() layout {
 			l.claims = append(l.claims, row)
 		}
 		l.experiments = append(l.experiments, experimentRowOf(s))
-		l.sections = append(l.sections, sectionLayoutOf(s))
+		l.sections = append(l.sections, sectionLayoutOf(s, m.ChainLimits))
 	}
 	return l
 }
@@ -199,7 +200,7 @@ func experimentRowOf(s Section) experimentRow {
 		ran: s.Result != nil, failed: s.Failed}
 }
 
-func sectionLayoutOf(s Section) sectionLayout {
+func sectionLayoutOf(s Section, limits diagnostics.Thresholds) sectionLayout {
 	l := sectionLayout{id: s.Spec.ID, title: title(s.Spec), description: s.Spec.Description, notRun: s.NotRun,
 		ran: s.Result != nil, figure: s.Spec.Figure}
 	if res := s.Result; res != nil {
@@ -232,7 +233,7 @@ func sectionLayoutOf(s Section) sectionLayout {
 			}
 			l.grids = append(l.grids, gl)
 		}
-		l.convergence = convergenceLayoutOf(res)
+		l.convergence = convergenceLayoutOf(res, limits)
 	}
 	for _, c := range s.Claims {
 		cl := claimLayout{claim: c.Claim}

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"wcmc/claims"
+	"wcmc/diagnostics"
 	"wcmc/internal/atomicfile"
 	"wcmc/runner"
 	"wcmc/runner/results"
@@ -54,6 +55,9 @@ type Meta struct {
 	Settings  []string // further settings worth stating, e.g. "MNIST data: ../shared/data/mnist (split t10k)"
 	Generated time.Time
 	Wall      time.Duration // wall time of the whole invocation
+	// ChainLimits are the thresholds of the chain-diagnostics warnings
+	// (zero: diagnostics.Recommended).
+	ChainLimits diagnostics.Thresholds
 }
 
 // Figure is one plot of an experiment, read from its SVG file (see

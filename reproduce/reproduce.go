@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"wcmc/diagnostics"
 	"wcmc/report"
 	"wcmc/runner"
 	"wcmc/runner/results"
@@ -25,13 +26,16 @@ import (
 
 // Config is what a reproduction runs and where it writes.
 type Config struct {
-	Quick   bool     // smoke-sized runs (each experiment's quick settings)
-	Only    []string // run only these experiment IDs (all when empty)
-	Out     string   // output directory: results, journals and the report
-	Seed    uint64   // run seed
-	Trials  int      // trials per sweep point (0: each experiment's default)
-	Sets    []string // "name=value", for every selected experiment that has the parameter
-	Workers int      // parallel workers (0: all cores)
+	Quick bool // smoke-sized runs (each experiment's quick settings)
+	// ChainLimits are the thresholds of the report's chain-diagnostics
+	// warnings (zero: diagnostics.Recommended).
+	ChainLimits diagnostics.Thresholds
+	Only        []string // run only these experiment IDs (all when empty)
+	Out         string   // output directory: results, journals and the report
+	Seed        uint64   // run seed
+	Trials      int      // trials per sweep point (0: each experiment's default)
+	Sets        []string // "name=value", for every selected experiment that has the parameter
+	Workers     int      // parallel workers (0: all cores)
 	// DataDir holds the MNIST IDX files. Unless DataDirGiven, it is only the
 	// first place looked in: without all four files there, GoMNIST in the
 	// Go module cache is used if present (see mnistSets).
@@ -145,7 +149,7 @@ func Run(ctx context.Context, specs []runner.Spec, cfg Config, log io.Writer) (*
 		runs = append(runs, report.Run{Spec: j.spec, Result: res})
 	}
 
-	meta := report.Meta{Command: cfg.Command, Version: runner.Version, Seed: cfg.Seed, Quick: cfg.Quick,
+	meta := report.Meta{Command: cfg.Command, Version: runner.Version, Seed: cfg.Seed, Quick: cfg.Quick, ChainLimits: cfg.ChainLimits,
 		Trials: cfg.Trials, Sets: cfg.Sets, Settings: settings, Generated: time.Now(), Wall: time.Since(start)}
 	rep := report.New(cfg.Out, meta, runs)
 	files, err := report.Write(cfg.Out, rep)

@@ -40,6 +40,21 @@ func TestRunWarnsOnceAboutChains(t *testing.T) {
 		t.Errorf("warnings %q, want one matching %s", warnings, want)
 	}
 
+	// Thresholds every chain meets silence it; out-of-range ones are refused.
+	base := []string{"run", "probit-snr", "--quick", "--trials", "2", "--set", "snr_db=20", "--set", "schemes=gcmc", "--quiet"}
+	e.Reset()
+	code = execute(context.Background(), []runner.Spec{spec}, append(base, "--out", t.TempDir(), "--max-rhat", "100", "--min-ess", "0"), &o, &e)
+	if code != 0 || strings.Contains(e.String(), "warning:") {
+		t.Errorf("--max-rhat 100 --min-ess 0: exit %d, stderr %q: want no warning", code, e.String())
+	}
+	for _, bad := range [][]string{{"--max-rhat", "0.9"}, {"--min-ess", "-1"}} {
+		e.Reset()
+		code = execute(context.Background(), []runner.Spec{spec}, append(append(base, "--out", t.TempDir()), bad...), &o, &e)
+		if code == 0 || !strings.Contains(e.String(), bad[0]+" must be") {
+			t.Errorf("%v: exit %d, stderr %q", bad, code, e.String())
+		}
+	}
+
 	code, _, errOut := runCLI(t, "run", "toy", "--out", t.TempDir(), "--quiet")
 	if code != 0 || strings.Contains(errOut, "warning:") {
 		t.Errorf("toy run: exit %d, stderr %q: want no warning", code, errOut)

@@ -13,8 +13,9 @@ import (
 
 func newMergeCmd(specs []runner.Spec) *cobra.Command {
 	var (
-		out   string
-		mopts journal.MergeOptions
+		out        string
+		mopts      journal.MergeOptions
+		flagLimits chainLimits
 	)
 	cmd := &cobra.Command{
 		Use:   "merge DIR... --out DIR",
@@ -41,6 +42,10 @@ results may differ: --force merges them with a warning.`,
 			if out == "" {
 				return fmt.Errorf("--out: name the directory for the merged files")
 			}
+			limits, err := flagLimits.check()
+			if err != nil {
+				return err
+			}
 			mopts.Warn = cmd.ErrOrStderr()
 			res, err := journal.Merge(specs, dirs, mopts)
 			if err != nil {
@@ -53,7 +58,7 @@ results may differ: --force merges them with a warning.`,
 			for _, w := range warns {
 				fmt.Fprintf(cmd.ErrOrStderr(), "figure: %s\n", w)
 			}
-			warnConvergence(cmd.ErrOrStderr(), res, filepath.Join(out, res.Spec.ID+".json"))
+			warnConvergence(cmd.ErrOrStderr(), res, filepath.Join(out, res.Spec.ID+".json"), limits)
 			stdout := cmd.OutOrStdout()
 			fmt.Fprintf(stdout, "merged %d directories: %d tasks of %s\nwrote:\n", len(dirs), len(res.Tasks), res.Spec.ID)
 			for _, f := range files {
@@ -66,5 +71,6 @@ results may differ: --force merges them with a warning.`,
 	cmd.Flags().StringVar(&out, "out", "", "directory for the merged files (required)")
 	cmd.Flags().StringVar(&mopts.Experiment, "experiment", "", "the experiment to merge, when the directories hold several")
 	cmd.Flags().BoolVar(&mopts.Force, "force", false, "merge shards computed by another wcmc version (with a warning)")
+	flagLimits.register(cmd.Flags())
 	return cmd
 }

@@ -17,8 +17,9 @@ import (
 
 func newReproduceCmd(specs []runner.Spec) *cobra.Command {
 	var (
-		cfg      reproduce.Config
-		bandName string
+		cfg        reproduce.Config
+		bandName   string
+		flagLimits chainLimits
 	)
 	cmd := &cobra.Command{
 		Use:   "reproduce",
@@ -66,6 +67,11 @@ non-zero only if an experiment could not run.`,
 			if f.Changed("trials") && cfg.Trials < 1 {
 				return fmt.Errorf("--trials must be ≥ 1, got %d", cfg.Trials)
 			}
+			limits, err := flagLimits.check()
+			if err != nil {
+				return err
+			}
+			cfg.ChainLimits = limits
 			if cfg.Workers < 0 {
 				return fmt.Errorf("--workers must be ≥ 0 (0 = all cores), got %d", cfg.Workers)
 			}
@@ -106,6 +112,7 @@ non-zero only if an experiment could not run.`,
 	f.StringArrayVar(&cfg.Sets, "set", nil, "set a parameter of every experiment that has it, name=value (repeatable)")
 	f.StringVar(&cfg.DataDir, "data-dir", reproduce.DefaultMNISTDir, "directory with the MNIST IDX files (default: also GoMNIST in the Go module cache)")
 	f.IntVar(&cfg.Workers, "workers", 0, "parallel workers (0 = all cores)")
+	flagLimits.register(f)
 	f.StringArrayVar(&cfg.UpdateDoc, "update-doc", nil, "also rewrite the verdict table between the markers\n"+reproduce.DocBegin+" and "+reproduce.DocEnd+" in this file (repeatable)")
 	f.StringVar(&bandName, "band", results.BandCI.String(), "figure bands: ci (95% confidence interval of the mean) or spread (5-95% range of the trials); given, the figures of reused results are redrawn")
 	cmd.RegisterFlagCompletionFunc("set", completeSets(specs))

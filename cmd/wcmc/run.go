@@ -30,6 +30,7 @@ func newRunCmd(specs []runner.Spec) *cobra.Command {
 		shardCount int
 		bandName   string
 		dryRun     bool
+		flagLimits chainLimits
 	)
 	cmd := &cobra.Command{
 		Use:   "run ID",
@@ -82,6 +83,10 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 			}
 			if opts.Workers < 0 {
 				return fmt.Errorf("--workers must be ≥ 0 (0 = all cores), got %d", opts.Workers)
+			}
+			limits, err := flagLimits.check()
+			if err != nil {
+				return err
 			}
 			if out == "" {
 				return errors.New("--out is empty (an unset shell variable?): name the output directory; nothing was run")
@@ -151,7 +156,7 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 			for _, w := range warns {
 				fmt.Fprintf(stderr, "figure: %s\n", w)
 			}
-			warnConvergence(stderr, res, filepath.Join(out, spec.ID+".json"))
+			warnConvergence(stderr, res, filepath.Join(out, spec.ID+".json"), limits)
 			fmt.Fprintln(stdout, "wrote:")
 			for _, f := range files {
 				fmt.Fprintf(stdout, "  %s\n", f)
@@ -167,6 +172,7 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 	f.StringArrayVar(&opts.Sets, "set", nil, "set a parameter, name=value (repeatable; see 'wcmc show ID')")
 	f.BoolVar(&opts.Quick, "quick", false, "smoke-sized run (the experiment's quick settings)")
 	f.IntVar(&opts.Workers, "workers", 0, "parallel workers (0 = all cores)")
+	flagLimits.register(f)
 	f.BoolVar(&opts.Force, "force", false, "with --resume: resume a journal started by another wcmc version (with a warning)")
 	f.BoolVar(&opts.Resume, "resume", false, "continue the interrupted run journaled in --out (same settings), skipping its finished tasks")
 	f.StringVar(&shardFlag, "shard", "", "run slice i of n (0-based, e.g. 2/8) and write only its journal; combine with 'wcmc merge'")

@@ -26,7 +26,8 @@ type samplingFlags struct {
 	s, burnin, chains, thin int
 	priorVar                float64
 	method                  string
-	limits                  diagnostics.Thresholds // the warning thresholds
+	flagLimits              chainLimits            // --max-rhat, --min-ess
+	limits                  diagnostics.Thresholds // the warning thresholds, checked
 }
 
 // samplerHelp is the part of the commands' help on samplers and chains.
@@ -67,18 +68,17 @@ func (sf *samplingFlags) register(f *pflag.FlagSet, defaultS int, priorDoc strin
 	f.StringVar(&sf.method, "sampler", wcmc.Gibbs, "MCMC sampler: "+strings.Join(sampler.Methods, " or "))
 	f.IntVar(&sf.chains, "chains", 1, "number of chains C, run in parallel (C > 1 writes a (C, S, d) array)")
 	f.IntVar(&sf.thin, "thin", 1, "keep every thin-th transition after burn-in")
-	f.Float64Var(&sf.limits.MaxRhat, "max-rhat", diagnostics.Recommended.MaxRhat, "warn for a parameter whose split-R̂ exceeds this")
-	f.Float64Var(&sf.limits.MinESS, "min-ess", diagnostics.Recommended.MinESS, "warn for a parameter whose bulk or tail ESS is below this")
+	sf.flagLimits.register(f)
 }
 
 // sampling checks the flags (the warning thresholds, sf.limits, too) and
 // returns them as a wcmc.Sampling.
 func (sf *samplingFlags) sampling() (wcmc.Sampling, error) {
+	var err error
+	if sf.limits, err = sf.flagLimits.check(); err != nil {
+		return wcmc.Sampling{}, err
+	}
 	switch {
-	case !(sf.limits.MaxRhat >= 1) || math.IsInf(sf.limits.MaxRhat, 1):
-		return wcmc.Sampling{}, fmt.Errorf("--max-rhat must be a finite number ≥ 1, got %v", sf.limits.MaxRhat)
-	case !(sf.limits.MinESS >= 0) || math.IsInf(sf.limits.MinESS, 1):
-		return wcmc.Sampling{}, fmt.Errorf("--min-ess must be a finite number ≥ 0, got %v", sf.limits.MinESS)
 	case sf.s < 1:
 		return wcmc.Sampling{}, fmt.Errorf("--samples must be ≥ 1, got %d", sf.s)
 	case sf.burnin < 0:
