@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -269,7 +270,7 @@ func TestVariationalMatchesReferenceBitForBit(t *testing.T) {
 				if err := v.Gradient(grad, m, nil); err != nil {
 					t.Fatal(err)
 				}
-				if g := flattenMap(grad); !floatsEqual(g, wantGrad) {
+				if g := flattenMap(grad); !slices.Equal(g, wantGrad) {
 					t.Errorf("%s: Gradient differs from the reference (max relative difference %.3g)", name, maxRelDiff(g, wantGrad))
 				}
 				got, err = v.ValueGrad(grad, m)
@@ -279,7 +280,7 @@ func TestVariationalMatchesReferenceBitForBit(t *testing.T) {
 				if got != want {
 					t.Errorf("%s: ValueGrad value %v, reference %v (relative difference %.3g)", name, got, want, math.Abs(got-want)/math.Abs(want))
 				}
-				if g := flattenMap(grad); !floatsEqual(g, wantGrad) {
+				if g := flattenMap(grad); !slices.Equal(g, wantGrad) {
 					t.Errorf("%s: ValueGrad gradient differs from the reference (max relative difference %.3g)", name, maxRelDiff(g, wantGrad))
 				}
 			}
@@ -289,7 +290,7 @@ func TestVariationalMatchesReferenceBitForBit(t *testing.T) {
 				if err := v.Gradient(grad, m, batch); err != nil {
 					t.Fatal(err)
 				}
-				if g := flattenMap(grad); !floatsEqual(g, wantB) {
+				if g := flattenMap(grad); !slices.Equal(g, wantB) {
 					t.Errorf("%s: minibatch Gradient differs from the reference (max relative difference %.3g)", name, maxRelDiff(g, wantB))
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -404,7 +405,7 @@ func TestConfineKeepsTheStartRegion(t *testing.T) {
 		}
 		start := signs(init)
 		free, err := WVCMC(context.Background(), rng, rx, gauss, init, Settings{Holdout: Off})
-		if err != nil || floatsEqual(signs(free.Map), start) {
+		if err != nil || slices.Equal(signs(free.Map), start) {
 			continue
 		}
 		crossed++
@@ -413,7 +414,7 @@ func TestConfineKeepsTheStartRegion(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !floatsEqual(signs(fit.Map), start) {
+			if !slices.Equal(signs(fit.Map), start) {
 				t.Fatalf("seed %d %+v: signs %v → %v", seed, m, start, signs(fit.Map))
 			}
 		}
