@@ -628,8 +628,11 @@ func TestClaimsMatchExperiments(t *testing.T) {
 			}
 		}
 	}
-	for id := range specs {
-		if perExp[id] == 0 {
+	for id, spec := range specs {
+		switch beyond := spec.Figure == experiment.FigureBeyond; {
+		case beyond && perExp[id] > 0:
+			t.Errorf("experiment %s is beyond the paper, yet has %d claims of the paper", id, perExp[id])
+		case !beyond && perExp[id] == 0:
 			t.Errorf("experiment %s has no claims", id)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -42,6 +43,21 @@ type cmcConfig struct {
 	// ctx is the task's context (taskContext), passed to the WVCMC
 	// optimisers.
 	ctx context.Context
+	// spreadDB is Δ of the snr_spread_db parameter (0: off), realised per
+	// trial by trialGains.
+	spreadDB float64
+	// digital configures the digital baselines (nil: not run).
+	digital *digitalConfig
+}
+
+// readBeyond sets the settings of the models beyond the paper that are
+// not part of the channel configuration: the SNR spread and the digital
+// baselines.
+func (c *cmcConfig) readBeyond(v runner.Values) error {
+	c.spreadDB = v.Float("snr_spread_db")
+	var err error
+	c.digital, err = digitalSettings(v)
+	return err
 }
 
 // schemeOutput is what one scheme produced: the learned map, the link it
@@ -59,6 +75,9 @@ type cmcOutput struct {
 	info    map[string]map[string]any
 	// The links the schemes were learned on (nil when not used).
 	omaLink, nomaLink, idealLink *channel.Received
+	// digital holds the digital baselines' streams, in scheme.Digital
+	// order.
+	digital []*digitalStream
 }
 
 func (o *cmcOutput) skip(scheme, format string, args ...any) {
@@ -69,12 +88,19 @@ func (o *cmcOutput) skip(scheme, format string, args ...any) {
 // of each) and NOMA (the first nomaPerWk rows), and runs every enabled
 // scheme on what the server receives. The channel draws of the two links
 // come from independent streams split off rng, so enabling or disabling a
-// scheme does not change any other scheme's numbers.
+// scheme does not change any other scheme's numbers. Both links (and the
+// digital ones) share the trial's large-scale gains (trialGains), and
+// under truncated inversion the schemes see only the delivered blocks
+// (channel.Received.Delivered).
 func runCMC(rng *rand.Rand, samples []*mat.Dense, cfg cmcConfig) (*cmcOutput, error) {
 	out := &cmcOutput{schemes: map[string]*schemeOutput{}, info: map[string]map[string]any{}}
 	omaRng := seed.Split(rng)
 	nomaRng := seed.Split(rng)
 	wvOMASeed, wvNOMASeed := splitSeeds(rng), splitSeeds(rng)
+	var err error
+	if cfg.link, err = trialGains(rng, cfg.link, cfg.spreadDB, len(samples)); err != nil {
+		return nil, err
+	}
 
 	on := func(names ...string) bool {
 		for _, n := range names {
@@ -117,15 +143,10 @@ func runCMC(rng *rand.Rand, samples []*mat.Dense, cfg cmcConfig) (*cmcOutput, er
 					out.skip(s, "OMA delivers S = %d < 2 samples per worker", cfg.omaPerWkr)
 				}
 			}
-		} else {
-			link := cfg.link
-			link.Access = channel.OMA
-			rx, err := channel.Transmit(omaRng, link, omaSamples)
-			if err != nil {
-				return nil, fmt.Errorf("OMA transmission: %w", err)
-			}
+		} else if rx, err := out.transmit(omaRng, cfg, channel.OMA, omaSamples, SchemeGCMC, SchemeWGCMCOMA, SchemeWVCMCOMA, SchemeBestSingle); err != nil {
+			return nil, err
+		} else if rx != nil {
 			out.omaLink = rx
-			out.linkInfo("oma", rx)
 			if err := out.gaussianScheme(SchemeGCMC, cfg, rx, consensus.GCMC); err != nil {
 				return nil, err
 			}
@@ -143,34 +164,93 @@ func runCMC(rng *rand.Rand, samples []*mat.Dense, cfg cmcConfig) (*cmcOutput, er
 	}
 
 	if on(SchemeWGCMCNOMA, SchemeWVCMCNOMA) {
-		link := cfg.link
-		link.Access = channel.NOMA
-		rx, err := channel.Transmit(nomaRng, link, nomaSamples)
+		rx, err := out.transmit(nomaRng, cfg, channel.NOMA, nomaSamples, SchemeWGCMCNOMA, SchemeWVCMCNOMA)
 		if err != nil {
-			return nil, fmt.Errorf("NOMA transmission: %w", err)
-		}
-		out.nomaLink = rx
-		out.linkInfo("noma", rx)
-		if cfg.nomaPerWk < 2 && cfg.enabled[SchemeWGCMCNOMA] {
-			out.skip(SchemeWGCMCNOMA, "NOMA delivers S = %d < 2 samples", cfg.nomaPerWk)
-		} else if err := out.gaussianScheme(SchemeWGCMCNOMA, cfg, rx, consensus.WGCMC); err != nil {
 			return nil, err
 		}
-		if cfg.enabled[SchemeWVCMCNOMA] {
-			for _, pr := range cfg.protocols {
-				if err := out.variational(wvNOMASeed.forProtocol(pr.protocol), scheme.Under(SchemeWVCMCNOMA, pr.protocol), cfg, rx, pr.noma); err != nil {
-					return nil, err
+		if rx != nil {
+			out.nomaLink = rx
+			if cfg.nomaPerWk < 2 && cfg.enabled[SchemeWGCMCNOMA] {
+				out.skip(SchemeWGCMCNOMA, "NOMA delivers S = %d < 2 samples", cfg.nomaPerWk)
+			} else if err := out.gaussianScheme(SchemeWGCMCNOMA, cfg, rx, consensus.WGCMC); err != nil {
+				return nil, err
+			}
+			if cfg.enabled[SchemeWVCMCNOMA] {
+				for _, pr := range cfg.protocols {
+					if err := out.variational(wvNOMASeed.forProtocol(pr.protocol), scheme.Under(SchemeWVCMCNOMA, pr.protocol), cfg, rx, pr.noma); err != nil {
+						return nil, err
+					}
 				}
 			}
 		}
 	}
+	if err := out.runDigital(rng, cfg, omaSamples, nomaSamples); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
-func (o *cmcOutput) linkInfo(name string, rx *channel.Received) {
+// transmit sends samples over cfg.link with the given access and returns
+// the blocks delivered (all of them unless the link truncates its
+// inversion). Where the samples cannot be sent under the peak power, or
+// outage leaves no block, it marks the schemes (those enabled) skipped and
+// returns nil; other failures are errors.
+func (o *cmcOutput) transmit(rng *rand.Rand, cfg cmcConfig, access channel.Access, samples []*mat.Dense, schemes ...string) (*channel.Received, error) {
+	skip := func(format string, args ...any) (*channel.Received, error) {
+		for _, s := range schemes {
+			if cfg.enabled[s] {
+				o.skip(s, format, args...)
+			}
+		}
+		return nil, nil
+	}
+	link := cfg.link
+	link.Access = access
+	if peak := link.Control.PeakPower; peak > 0 {
+		for k, m := range samples {
+			if need := link.MinPeakPower(m); peak < need {
+				return skip("%v: worker %d's samples need a peak power of at least %.4g for truncated inversion at mean power %g, peak_power is %g", access, k+1, need, link.Power, peak)
+			}
+		}
+	}
+	rx, err := channel.Transmit(rng, link, samples)
+	if err != nil {
+		return nil, fmt.Errorf("%v transmission: %w", strings.ToUpper(access.String()), err)
+	}
+	sent := rx
+	if rx, err = rx.Delivered(); err != nil {
+		return skip("%v: %v", access, err)
+	}
+	o.linkInfo(access.String(), sent, rx)
+	return rx, nil
+}
+
+// linkInfo records a link in the results JSON: N0, P_k, the signals per
+// stream the schemes get, and where measured the transmit power, the
+// fraction of blocks lost to outage per worker and the residual
+// interference power per symbol.
+func (o *cmcOutput) linkInfo(name string, sent, rx *channel.Received) {
 	info := map[string]any{"N0": rx.N0, "Pk": rx.Pk, "samples_per_stream": rx.S}
-	if rx.TxPower != nil {
-		info["measured_tx_power"] = rx.TxPower
+	if sent.TxPower != nil {
+		info["measured_tx_power"] = sent.TxPower
+	}
+	if sent.Gain != nil {
+		info["gain"] = sent.Gain
+	}
+	if sent.Outage != nil {
+		lost := make([]float64, len(sent.Outage))
+		for k, marks := range sent.Outage {
+			for _, l := range marks {
+				if l {
+					lost[k]++
+				}
+			}
+			lost[k] /= float64(len(marks))
+		}
+		info["outage"] = lost
+	}
+	if sent.Residual != nil {
+		info["residual"] = sent.Residual
 	}
 	o.info["link-"+name] = info
 }
@@ -217,9 +297,15 @@ func (o *cmcOutput) variational(rng *rand.Rand, name string, cfg cmcConfig, rx *
 
 // enabledSchemes parses the "schemes" parameter ("all" or a comma list)
 // and checks the "protocols" parameter under which the WVCMC schemes run.
+// With digital=true the digital baselines (scheme.Digital) are known too,
+// and "all" includes them; without it, naming one is an error.
 func enabledSchemes(v runner.Values, known []string) (map[string]bool, error) {
 	if _, err := parseProtocols(v); err != nil {
 		return nil, err
+	}
+	digitalOn := hasParam(v, "digital") && v.Bool("digital")
+	if digitalOn {
+		known = withDigital(known)
 	}
 	raw := strings.TrimSpace(v.String("schemes"))
 	out := map[string]bool{}
@@ -231,16 +317,14 @@ func enabledSchemes(v runner.Values, known []string) (map[string]bool, error) {
 	}
 	for _, s := range strings.Split(raw, ",") {
 		s = strings.TrimSpace(s)
-		ok := false
-		for _, k := range known {
-			if k == s {
-				ok = true
-			}
-		}
-		if !ok {
+		switch {
+		case slices.Contains(known, s):
+			out[s] = true
+		case scheme.IsDigital(s) && hasParam(v, "digital"):
+			return nil, fmt.Errorf("schemes: %s is a digital baseline: set digital=true to run it", s)
+		default:
 			return nil, fmt.Errorf("schemes: unknown scheme %q (known: %s)", s, strings.Join(known, ", "))
 		}
-		out[s] = true
 	}
 	return out, nil
 }
@@ -336,8 +420,9 @@ func taskContext(t runner.Task) context.Context {
 
 // applyFresh sends fresh worker samples (the first nOMA rows of each
 // matrix over OMA, nNOMA over NOMA) through new realisations of the links
-// the schemes were learned on — same encoders and noise level — and
-// applies every scheme's map to them.
+// the schemes were learned on — same encoders and noise level, the blocks
+// delivered under truncated inversion; the digital baselines' samples
+// coded with the same codes — and applies every scheme's map to them.
 func (o *cmcOutput) applyFresh(rng *rand.Rand, link channel.Config, fresh []*mat.Dense, nOMA, nNOMA int) (map[string]*mat.Dense, error) {
 	rows := func(n int) []*mat.Dense {
 		out := make([]*mat.Dense, len(fresh))
@@ -348,22 +433,37 @@ func (o *cmcOutput) applyFresh(rng *rand.Rand, link channel.Config, fresh []*mat
 		return out
 	}
 	again := map[*channel.Received]*channel.Received{}
-	if o.omaLink != nil {
-		rx, err := channel.Retransmit(seed.Split(rng), link, o.omaLink, rows(nOMA))
-		if err != nil {
-			return nil, fmt.Errorf("fresh OMA signals: %w", err)
+	for _, l := range []struct {
+		rx *channel.Received
+		n  int
+	}{{o.omaLink, nOMA}, {o.nomaLink, nNOMA}} {
+		if l.rx == nil {
+			continue
 		}
-		again[o.omaLink] = rx
-	}
-	if o.nomaLink != nil {
-		rx, err := channel.Retransmit(seed.Split(rng), link, o.nomaLink, rows(nNOMA))
-		if err != nil {
-			return nil, fmt.Errorf("fresh NOMA signals: %w", err)
+		rx, err := channel.Retransmit(seed.Split(rng), link, l.rx, rows(l.n))
+		if err == nil {
+			rx, err = rx.Delivered()
 		}
-		again[o.nomaLink] = rx
+		if err != nil {
+			return nil, fmt.Errorf("fresh %s signals: %w", strings.ToUpper(l.rx.Access.String()), err)
+		}
+		again[l.rx] = rx
 	}
 	if o.idealLink != nil {
 		again[o.idealLink] = channel.Ideal(rows(nOMA))
+	}
+	// The digital streams: the same codes on the fresh samples, each from
+	// its own stream split off rng after the analog ones.
+	for _, ds := range o.digital {
+		n := nOMA
+		if ds.access == channel.NOMA {
+			n = nNOMA
+		}
+		rx, err := ds.resend(seed.Split(rng), rows(n))
+		if err != nil {
+			return nil, fmt.Errorf("fresh %s signals: %w", ds.name, err)
+		}
+		again[ds.rx] = rx
 	}
 	out := map[string]*mat.Dense{}
 	for name, so := range o.schemes {
@@ -393,5 +493,5 @@ func caption(v runner.Values) string {
 	if ps, err := parseProtocols(v); err == nil && (len(ps) > 1 || ps[0] != scheme.Default) {
 		opt = "protocols " + scheme.Join(ps, ", ") + " (default = " + strings.TrimPrefix(opt, "WVCMC: ") + ")"
 	}
-	return fmt.Sprintf("%s; %s fading, l = %s, P = %s", opt, v.Raw("fading"), v.Raw("repetition"), v.Raw("power"))
+	return fmt.Sprintf("%s; %s fading, l = %s, P = %s%s", opt, v.Raw("fading"), v.Raw("repetition"), v.Raw("power"), beyondCaption(v))
 }

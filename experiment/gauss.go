@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"wcmc/channel"
+	"wcmc/digital"
 	"wcmc/internal/seed"
 	"wcmc/metric"
 	"wcmc/model"
@@ -164,13 +165,17 @@ func runGaussTrial(t runner.Task) (runner.TaskOutput, error) {
 		nomaPerWk: T,
 		ctx:       taskContext(t),
 	}
+	if err := cfg.readBeyond(v); err != nil {
+		return runner.TaskOutput{}, err
+	}
 	out, err := runCMC(t.Rng, samples, cfg)
 	if err != nil {
 		return runner.TaskOutput{}, err
 	}
 	ref := p.global.SecondMoment()
 	res := runner.TaskOutput{Skipped: out.skipped, Info: out.info}
-	for _, s := range resultNames(wirelessSchemes, runs) {
+	var measured map[string]*mat.Dense // drawn once, only where needed
+	for _, s := range resultNames(withDigital(wirelessSchemes), runs) {
 		so, ok := out.schemes[s]
 		if !ok {
 			continue
@@ -179,7 +184,16 @@ func runGaussTrial(t runner.Task) (runner.TaskOutput, error) {
 		if err != nil {
 			return runner.TaskOutput{}, fmt.Errorf("%s: %w", s, err)
 		}
-		fresh, err := metric.Err2Moment(p.freshMoment(so), ref)
+		moment, exact := p.freshMoment(out, so, link)
+		if !exact {
+			if measured == nil {
+				if measured, err = p.measuredFresh(seed.Split(t.Rng), out, link, T, k); err != nil {
+					return runner.TaskOutput{}, err
+				}
+			}
+			moment = metric.SecondMoment(measured[s])
+		}
+		fresh, err := metric.Err2Moment(moment, ref)
 		if err != nil {
 			return runner.TaskOutput{}, fmt.Errorf("%s fresh: %w", s, err)
 		}
@@ -191,23 +205,6 @@ func runGaussTrial(t runner.Task) (runner.TaskOutput, error) {
 		return runner.TaskOutput{}, err
 	}
 	return res, nil
-}
-
-// linkConfig reads the channel parameters.
-func linkConfig(v runner.Values) (channel.Config, error) {
-	f, err := channel.ParseFading(v.String("fading"))
-	if err != nil {
-		return channel.Config{}, err
-	}
-	c := channel.Config{
-		Fading:     f,
-		Repetition: v.Int("repetition"),
-		ExtraTx:    v.Int("extra_tx"),
-		Power:      v.Float("power"),
-		SNRdB:      v.Float("snr_db"),
-		Physical:   v.Bool("physical"),
-	}
-	return c, c.Validate()
 }
 
 // drawGaussian draws s exact samples of g as rows: θ = μ + L z.
@@ -232,39 +229,163 @@ func drawGaussian(rng *rand.Rand, g *model.Gaussian, s int) *mat.Dense {
 	return &out
 }
 
-// freshMoment is the exact second moment of the learned map's output on
-// fresh signals of the same link: with zero-mean subposteriors and
-// y_k = E_k θ_k + n_k, E[θθᵀ] = Σ_k W_k (E_k C_k E_kᵀ + N0 I) W_kᵀ under OMA
-// and W (Σ_k E C_k Eᵀ + N0 I) Wᵀ under NOMA (eq: sample wgcmc oma).
-func (p *gaussProblem) freshMoment(so *schemeOutput) *mat.SymDense {
+// gaussFreshFactor is the number of fresh signals, as a multiple of the
+// learning signals, from which err2_fresh is measured where the link has
+// no closed-form second moment (freshMoment).
+const gaussFreshFactor = 10
+
+// freshMoment returns the exact second moment E[θθᵀ] of the learned map's
+// output on fresh signals of the link it was learned on, for zero-mean
+// subposteriors N(0, C_k); ok is false where that link has no closed form
+// (imperfect CSI with Rician fading or truncated inversion, the uniform
+// quantisers), and the moment is then measured (measuredFresh). With θ =
+// Σ_s W_s y_s over the streams s, E[θθᵀ] = Σ_s W_s Cov(y_s) W_sᵀ + m mᵀ,
+// m = Σ_s W_s E[y_s], and
+//
+//   - analog OMA stream k: y_k = a_k E_k θ_k + r_k + n_k, Cov(y_k) =
+//     a_k² E_k C_k E_kᵀ + (N0 + s_k² ε_k/κ) I, ε_k = tr(E_k C_k E_kᵀ)·g/v̂_k
+//     (docs/BEYOND.md (12.9), g = E[1/X] = Config.InvGramMean on Rayleigh
+//     fading); perfect CSI has a_k = 1, s_k² = 0, which is y = Eθ + n of
+//     eq: sample wgcmc oma. Outage does not change the law of the blocks
+//     delivered (it depends on the channel only). NOMA: Σ_k a_k² E C_k Eᵀ
+//     plus one noise N0 + Σ_k s_k² ε_k/κ;
+//   - the noiseless link and the additive-noise digital streams
+//     (digital.Budget.Received: y_k = x̂_k/√N_k) are analog streams with
+//     a = 1, s² = 0;
+//   - a test-channel digital stream decodes x̂ = c + G x + e (docs/BEYOND.md
+//     (16.7)) with the code of the learning block: G = U diag(a) Uᵀ,
+//     a_i = 1 − 2^{−2b_i}, c = (I − G)μ, Cov e = U diag(a_i D_i) Uᵀ, plus
+//     U diag(D_i) Uᵀ for a posterior draw; Cov(x̂) = G C Gᵀ + Cov e.
+func (p *gaussProblem) freshMoment(out *cmcOutput, so *schemeOutput, link channel.Config) (m *mat.SymDense, ok bool) {
 	rx := so.rx
-	out := mat.NewSymDense(rx.D, nil)
-	var tmp mat.Dense
-	addCy := func(cy *mat.Dense, k int) {
-		e := rx.Encoder(k)
-		tmp.Reset()
-		tmp.Product(e, p.sub[k].Cov(), e.T())
-		cy.Add(cy, &tmp)
-	}
-	for s, w := range so.m.W {
-		cy := mat.NewDense(rx.Mr, rx.Mr, nil)
-		if rx.Access == channel.OMA {
-			addCy(cy, s)
-		} else {
-			for k := range rx.K {
-				addCy(cy, k)
-			}
+	var ds *digitalStream
+	for _, d := range out.digital {
+		if d.rx == rx {
+			ds = d
 		}
-		for i := range rx.Mr {
-			cy.Set(i, i, cy.At(i, i)+rx.N0)
+	}
+	analog := rx == out.omaLink || rx == out.nomaLink
+	csi := link.CSI != channel.CSI{}
+	if analog && csi && (link.Fading != channel.Rayleigh || link.Control.PeakPower > 0) {
+		return nil, false
+	}
+	testChannel := ds != nil && (ds.quant == digitalTestChannel || ds.quant == digitalPosterior)
+	if ds != nil && !testChannel && ds.quant != digitalAdditive {
+		return nil, false
+	}
+	kappa := 1.0
+	if link.Complex {
+		kappa = 2
+	}
+	law := func(k int) (a, s2, vHat float64) {
+		if !analog || !csi {
+			return 1, 0, 1
+		}
+		gain := 1.0
+		if rx.Gain != nil {
+			gain = rx.Gain[k]
+		}
+		return link.CSILaw(gain)
+	}
+	moment := mat.NewSymDense(rx.D, nil)
+	mean := mat.NewVecDense(rx.D, nil)
+	var tmp mat.Dense
+	for s, w := range so.m.W {
+		var cy *mat.Dense
+		var my *mat.VecDense
+		if testChannel {
+			cy, my = testChannelLaw(ds.codes[s], ds.budget.Workers[s].Rate, p.sub[s].Cov(), ds.quant == digitalPosterior)
+		} else {
+			workers := []int{s}
+			if rx.Access == channel.NOMA {
+				workers = make([]int, rx.K)
+				for k := range workers {
+					workers[k] = k
+				}
+			}
+			cy = mat.NewDense(rx.Mr, rx.Mr, nil)
+			noise := rx.N0
+			for _, k := range workers {
+				e := rx.Encoder(k)
+				tmp.Reset()
+				tmp.Product(e, p.sub[k].Cov(), e.T())
+				a, s2, vHat := law(k)
+				if s2 > 0 {
+					noise += s2 * mat.Trace(&tmp) * link.InvGramMean() / vHat / kappa
+				}
+				tmp.Scale(a*a, &tmp)
+				cy.Add(cy, &tmp)
+			}
+			for i := range rx.Mr {
+				cy.Set(i, i, cy.At(i, i)+noise)
+			}
 		}
 		tmp.Reset()
 		tmp.Product(w, cy, w.T())
-		for i := range rx.D {
-			for j := i; j < rx.D; j++ {
-				out.SetSym(i, j, out.At(i, j)+(tmp.At(i, j)+tmp.At(j, i))/2)
-			}
+		addSym(moment, &tmp)
+		if my != nil {
+			var wm mat.VecDense
+			wm.MulVec(w, my)
+			mean.AddVec(mean, &wm)
 		}
 	}
-	return out
+	if testChannel {
+		var mm mat.Dense
+		mm.Outer(1, mean, mean)
+		addSym(moment, &mm)
+	}
+	return moment, true
+}
+
+// testChannelLaw returns the covariance G C Gᵀ + Cov e and the mean c of
+// the test channel's decoding x̂ = c + G x + e of a source x ~ N(0, C)
+// coded with code at rate bits per sample (see freshMoment).
+func testChannelLaw(code *digital.Source, rate float64, c mat.Symmetric, posterior bool) (*mat.Dense, *mat.VecDense) {
+	alloc := code.WaterFill(rate)
+	d := code.Dim()
+	gain := make([]float64, d)
+	noise := make([]float64, d)
+	for i, b := range alloc.Bits {
+		gain[i] = -math.Expm1(-2 * math.Ln2 * b) // 1 − 2^{−2b}
+		noise[i] = gain[i] * alloc.Distortion[i]
+		if posterior {
+			noise[i] += alloc.Distortion[i]
+		}
+	}
+	u := code.Basis
+	var g, cov, tmp mat.Dense
+	g.Mul(u, mat.NewDiagDense(d, gain))
+	g.Mul(&g, u.T())
+	cov.Product(&g, c, g.T())
+	tmp.Product(u, mat.NewDiagDense(d, noise), u.T())
+	cov.Add(&cov, &tmp)
+	mu := mat.NewVecDense(d, append([]float64(nil), code.Mean...))
+	var gm mat.VecDense
+	gm.MulVec(&g, mu)
+	mu.SubVec(mu, &gm)
+	return &cov, mu
+}
+
+// addSym adds the symmetric part of a to dst.
+func addSym(dst *mat.SymDense, a *mat.Dense) {
+	n := dst.SymmetricDim()
+	for i := range n {
+		for j := i; j < n; j++ {
+			dst.SetSym(i, j, dst.At(i, j)+(a.At(i, j)+a.At(j, i))/2)
+		}
+	}
+}
+
+// measuredFresh draws gaussFreshFactor·T fresh exact samples per worker
+// from rng and returns every scheme's output on them (cmcOutput.applyFresh):
+// the fresh signals from which err2_fresh is measured where freshMoment
+// has no closed form.
+func (p *gaussProblem) measuredFresh(rng *rand.Rand, out *cmcOutput, link channel.Config, t, k int) (map[string]*mat.Dense, error) {
+	n := gaussFreshFactor * t
+	sampleRng := seed.Split(rng)
+	fresh := make([]*mat.Dense, len(p.sub))
+	for i, g := range p.sub {
+		fresh[i] = drawGaussian(sampleRng, g, n)
+	}
+	return out.applyFresh(rng, link, fresh, gaussFreshFactor*(t/k), n)
 }

@@ -53,6 +53,8 @@ func gradientSpec(id, fig, desc string, base []runner.Param, defaults, quick map
 		switch p.Name {
 		case "T", "fresh_factor":
 			continue // T follows from S; no fresh signals here
+		case "digital", "digital_capacity", "digital_quantizer", "side_info_bits":
+			continue // the digital baselines learn no map by gradients
 		}
 		params = append(params, p)
 	}
@@ -119,6 +121,10 @@ func runGradientTrial(t runner.Task) (runner.TaskOutput, error) {
 	}
 	partRng, workerRngs := workerStreams(t.Rng, k)
 	linkRng, optSeed, sgldRng := seed.Split(t.Rng), splitSeeds(t.Rng), seed.Split(t.Rng)
+	// One geometry for the trial's OMA and NOMA links.
+	if link, err = trialGains(t.Rng, link, v.Float("snr_spread_db"), k); err != nil {
+		return runner.TaskOutput{}, err
+	}
 
 	var out runner.TaskOutput
 	out.Info = map[string]map[string]any{}
@@ -154,6 +160,9 @@ func runGradientTrial(t runner.Task) (runner.TaskOutput, error) {
 			l := link
 			l.Access = acc.access
 			rx, err := channel.Transmit(linkRng, l, samples)
+			if err == nil {
+				rx, err = rx.Delivered() // the blocks sent, under truncated inversion
+			}
 			if err != nil {
 				return runner.TaskOutput{}, err
 			}

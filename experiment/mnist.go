@@ -126,7 +126,7 @@ func mnistData(v runner.Values) (train, test dataset.Set, err error) {
 // samples of the global posterior) for a training and a test set, with
 // the reference chain's diagnostics (reported once per run, RunInfo).
 func newProbitReference(train, test dataset.Set, v runner.Values, rng *rand.Rand) (*probitProblem, error) {
-	p := &probitProblem{train: train, test: test}
+	p := &probitProblem{train: train, test: test, draws: newSampleCache(v)}
 	var err error
 	if p.global, err = model.NewProbit(train.U, train.V, v.Float("prior_var")); err != nil {
 		return nil, err

@@ -1,6 +1,11 @@
 package experiment
 
-import "wcmc/runner"
+import (
+	"fmt"
+
+	"wcmc/runner"
+	"wcmc/scheme"
+)
 
 // Parameter constructors keep the specs readable.
 
@@ -24,20 +29,68 @@ func stringParam(name, def, doc string) runner.Param {
 	return runner.Param{Name: name, Kind: runner.String, Default: def, Doc: doc}
 }
 
+func nonNegParam(name, def, doc string) runner.Param {
+	return runner.Param{Name: name, Kind: runner.Float, Default: def, Doc: doc, Min: 0, HasMin: true}
+}
+
 func boolParam(name, def, doc string) runner.Param {
 	return runner.Param{Name: name, Kind: runner.Bool, Default: def, Doc: doc}
 }
 
-// linkParams are the channel settings shared by the wireless experiments.
+// linkParams are the channel settings shared by the wireless experiments:
+// the paper's link, the channel models beyond it (docs/BEYOND.md notes
+// 12–15; each off at its default, which is the paper's link bit for bit)
+// and the ideal digital baselines (note 16; off unless digital=true).
 func linkParams(fading, repetition, snr string) []runner.Param {
-	return []runner.Param{
-		choiceParam("fading", fading, "channel matrices H_k: flat (H=I) or rayleigh (i.i.d. N(0,1), m_r×(m_r+extra_tx), redrawn per block)", "flat", "rayleigh"),
+	ps := []runner.Param{
+		choiceParam("fading", fading, "channel matrices H_k: flat (H=I), rayleigh (i.i.d. N(0,1), m_r×(m_r+extra_tx), redrawn per block; CN(0,1) with complex) or rician (line of sight plus CN(0,1) scattering, K-factor k_factor; needs complex)", "flat", "rayleigh", "rician"),
 		intParam("repetition", repetition, "analog repetition factor l: E_k = √P_k (1_l ⊗ I_d), m_r = l·d", 1),
-		intParam("extra_tx", "2", "m_t − m_r for rayleigh fading (paper: 2)", 2),
+		intParam("extra_tx", "2", "m_t − m_r for rayleigh or rician fading (paper: 2; counted in complex dimensions with complex)", 1),
 		positiveParam("power", "1", "transmit power budget P (eq: power constraint); sets the scale of y, hence of WVCMC's gradients"),
-		floatParam("snr_db", snr, "SNR = P/(m_r N0) in dB"),
-		boolParam("physical", "true", "simulate the physical chain (draw H, zero-force, transmit) rather than the equivalent y = Eθ + n"),
+		floatParam("snr_db", snr, "SNR = P/(m_r N0) in dB (with per-worker gains: the reference SNR, the mean per-worker SNR in dB)"),
+		boolParam("physical", "true", "simulate the physical chain (draw H, zero-force, transmit) rather than the equivalent y = Eθ + n (or its exact equivalent in law under imperfect CSI or peak power, docs/BEYOND.md (12.7))"),
 	}
+	return append(append(ps, beyondParams()...), digitalParams()...)
+}
+
+// beyondParams are the channel models beyond the paper (docs/BEYOND.md
+// notes 12–15), all off at their defaults.
+func beyondParams() []runner.Param {
+	return added(
+		nonNegParam("csi_error", "0", "imperfect CSI: variance σ_e² of the error of the workers' channel estimate Ĥ = H + E, relative to H's unit-power entries (docs/BEYOND.md (12.1)); 0 = perfect CSI; needs rayleigh or rician fading"),
+		intParam("pilot_len", "0", "imperfect CSI from pilots: length L_p ≥ m_t of the orthogonal pilots of the MMSE channel estimate (docs/BEYOND.md (12.2)); 0 = no pilots", 0),
+		floatParam("pilot_snr_db", "0", "SNR ρ_p of one pilot symbol at unit large-scale gain, in dB (with pilot_len)"),
+		stringParam("snr_offsets_db", "", "per-worker SNR offsets in dB relative to snr_db, a comma list with one entry per worker (docs/BEYOND.md (13.3)); empty = equal SNR"),
+		nonNegParam("snr_spread_db", "0", "per-worker SNR offsets evenly spaced over [−Δ/2, Δ/2] dB (Δ this value), assigned to the workers in a random order drawn per trial: the mean per-worker SNR in dB stays snr_db; 0 = equal SNR"),
+		nonNegParam("d_min", "0", "path loss (docs/BEYOND.md (13.4)): smallest worker distance d_min > 0 (distances uniform in [d_min, d_max], drawn per trial); 0 = off"),
+		nonNegParam("d_max", "0", "path loss: largest worker distance d_max ≥ d_min"),
+		nonNegParam("path_exponent", "0", "path loss: exponent α of β_k = (d_k/d_ref)^−α, d_ref chosen so that the mean per-worker SNR in dB is snr_db"),
+		boolParam("complex", "false", "complex baseband channel: the real symbols on I and Q, ⌈m_r/2⌉ complex uses per block (docs/BEYOND.md note 14)"),
+		nonNegParam("k_factor", "0", "Rician K-factor, line-of-sight over scattered power (fading=rician only)"),
+		nonNegParam("peak_power", "0", "truncated channel inversion: peak energy per block P_peak > P; a worker skips the blocks whose inversion would exceed it (outage, docs/BEYOND.md note 15); 0 = the paper's full inversion; needs rayleigh fading"),
+	)
+}
+
+// digitalParams select the ideal digital baselines (docs/BEYOND.md
+// note 16).
+func digitalParams() []runner.Param {
+	return added(
+		boolParam("digital", "false", "also run the ideal digital baselines "+fmt.Sprint(scheme.Digital)+": samples quantised and sent at the Shannon rate of the analog scheme's channel uses and energy"),
+		choiceParam("digital_capacity", "zf", "rate of the digital link: zf (the analog scheme's zero-forcing transmitter, (16.3)), isotropic (no channel state, (16.4)) or waterfilling (channel state and long-term power, (16.5))", "zf", "isotropic", "waterfilling"),
+		choiceParam("digital_quantizer", digitalTestChannel, "quantiser of digital-gcmc: "+digitalTestChannel+" (the rate–distortion bound, MMSE reconstruction), "+digitalPosterior+" (a draw from p(x | code) instead of its mean), "+digitalAdditive+" (x + white noise at the same rate), "+digitalUniform+" or "+digitalDither+" (scalar uniform quantisers); the digital-wgcmc schemes always use "+digitalAdditive,
+			digitalTestChannel, digitalPosterior, digitalAdditive, digitalUniform, digitalDither),
+		nonNegParam("side_info_bits", "0", "bits charged per real of side information (each worker's mean and covariance, d + d(d+1)/2 reals) against the digital link's rate; 0 = free"),
+	)
+}
+
+// added marks parameters added to the paper's experiments after results
+// of them were stored: their defaults run the experiments as before
+// (runner.Param.Added), so those results still load.
+func added(ps ...runner.Param) []runner.Param {
+	for i := range ps {
+		ps[i].Added = true
+	}
+	return ps
 }
 
 // optimizerParams selects the WVCMC optimiser (consensus.SGD, LBFGS, Adam).

@@ -180,6 +180,7 @@ type probitProblem struct {
 	refPred     []float64     // reference ensemble predictive on the test set
 
 	refDiag map[string]any // the reference chain's convergence (referenceDiagnostics)
+	draws   *sampleCache   // the workers' draws of the trials in flight
 }
 
 func newProbitProblem(v runner.Values, rng *rand.Rand) (*probitProblem, error) {
@@ -201,15 +202,15 @@ func runProbitTrial(t runner.Task) (runner.TaskOutput, error) {
 	if err != nil {
 		return runner.TaskOutput{}, err
 	}
-	partRng, workerRngs := workerStreams(t.Rng, k)
-	freshRng := seed.Split(t.Rng)
-
 	omaS, nomaS := T/k, T
 	factor := v.Int("fresh_factor")
-	samples, fresh, err := p.workerSamples(v, partRng, workerRngs, nomaS, factor*nomaS)
+	// The same at every SNR of a trial: computed once (samplecache.go).
+	draws, err := p.trialDraws(t, k, nomaS, factor*nomaS)
 	if err != nil {
 		return runner.TaskOutput{}, err
 	}
+	samples, fresh := draws.samples, draws.fresh
+	freshRng := seed.Split(t.Rng)
 	if err := t.Err(); err != nil {
 		return runner.TaskOutput{}, err
 	}
@@ -228,6 +229,9 @@ func runProbitTrial(t runner.Task) (runner.TaskOutput, error) {
 		nomaPerWk: nomaS,
 		ctx:       taskContext(t),
 	}
+	if err := cfg.readBeyond(v); err != nil {
+		return runner.TaskOutput{}, err
+	}
 	out, err := runCMC(t.Rng, samples, cfg)
 	if err != nil {
 		return runner.TaskOutput{}, err
@@ -243,10 +247,8 @@ func runProbitTrial(t runner.Task) (runner.TaskOutput, error) {
 	}
 
 	res := runner.TaskOutput{Skipped: out.skipped, Info: out.info}
-	if res.Info["workers"], err = workerDiagnostics(samples); err != nil {
-		return runner.TaskOutput{}, err
-	}
-	for _, s := range resultNames(probitSchemes, runs) {
+	res.Info["workers"] = draws.diag
+	for _, s := range resultNames(withDigital(probitSchemes), runs) {
 		so, ok := out.schemes[s]
 		if !ok {
 			continue

@@ -11,6 +11,7 @@ import (
 	"sort"
 
 	"wcmc/runner"
+	"wcmc/scheme"
 )
 
 var registry = map[string]runner.Spec{}
@@ -18,7 +19,7 @@ var registry = map[string]runner.Spec{}
 // The experiments' registrations, listed here once: each adds the specs of
 // one file (a new experiment adds its function to this list).
 func init() {
-	for _, add := range []func(){registerGauss, registerGradients, registerProbit, registerMNIST} {
+	for _, add := range []func(){registerGauss, registerGradients, registerProbit, registerMNIST, registerBeyond} {
 		add()
 	}
 }
@@ -28,7 +29,18 @@ func init() {
 // converged.
 const quickConvergedIters = "1000"
 
+// register stores s, validated (Validated), with the --quick cap of the
+// converged protocol and, when s has the parameter digital, the digital
+// baselines among the schemes it may report (scheme.Digital, plotted
+// last).
 func register(s runner.Spec) {
+	if slices.ContainsFunc(s.Params, func(p runner.Param) bool { return p.Name == "digital" }) {
+		for _, d := range scheme.Digital {
+			if !slices.Contains(s.Schemes, d) {
+				s.Schemes = append(slices.Clone(s.Schemes), d)
+			}
+		}
+	}
 	if slices.ContainsFunc(s.Params, func(p runner.Param) bool { return p.Name == "converged_iters" }) {
 		if _, ok := s.Quick["converged_iters"]; !ok {
 			s.Quick = maps.Clone(s.Quick)

@@ -118,8 +118,37 @@ func ValidateParams(v runner.Values) error {
 		if err := checkMemory(p, has); err != nil {
 			report("memory", err)
 		}
+		if has("csi_error") {
+			if err := checkLink(p, has); err != nil {
+				report("link", err)
+			}
+		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkLink checks the channel parameters of the models beyond the paper
+// at one sweep point (linkConfig: channel.Config.Validate and the sources
+// of per-worker SNR), one SNR offset per worker, and, with digital=true, a
+// link the digital baselines model (digital.Link.Validate).
+func checkLink(p runner.Values, has func(string) bool) error {
+	link, err := linkConfig(p)
+	if err != nil {
+		return fmt.Errorf("channel: %w", err)
+	}
+	if n := len(link.Gains.OffsetDB); n > 0 && has("K") && n != p.Int("K") {
+		return fmt.Errorf("snr_offsets_db lists %d offsets for K = %d workers: give one per worker", n, p.Int("K"))
+	}
+	dc, err := digitalSettings(p)
+	if err != nil || dc == nil {
+		return err
+	}
+	for _, b := range dc.baselines() {
+		if err := dc.link(link, b.access, b.quant).Validate(); err != nil {
+			return fmt.Errorf("digital=true: %w", err)
+		}
+	}
+	return nil
 }
 
 // checkMemory refuses sizes whose arrays cannot fit in memory (see package

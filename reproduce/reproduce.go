@@ -169,14 +169,21 @@ func Run(ctx context.Context, specs []runner.Spec, cfg Config, log io.Writer) (*
 	return sum, nil
 }
 
-// plan selects the experiments (cfg.Only, in the paper's figure order),
+// PaperFigure reports whether spec reproduces one of the paper's figures:
+// its Figure is "Fig. N". A reproduction runs only those; the experiments
+// beyond the paper (Figure "Beyond", docs/BEYOND.md) have no claims and run
+// with `wcmc run`.
+func PaperFigure(spec runner.Spec) bool { return strings.HasPrefix(spec.Figure, "Fig.") }
+
+// plan selects the experiments (the paper's figures, or those of cfg.Only,
+// in the paper's figure order),
 // checks that every --set names a parameter of one of them, and plans each
 // with its settings: the sets it has, every protocol it can afford unless
 // --set protocols is given (protocolsFor), and the MNIST data (see
 // mnistSets). It returns the
 // jobs and the report's settings lines.
 func plan(specs []runner.Spec, cfg Config, log io.Writer) ([]job, []string, error) {
-	selected := specs
+	selected := slices.DeleteFunc(slices.Clone(specs), func(s runner.Spec) bool { return !PaperFigure(s) })
 	if len(cfg.Only) > 0 {
 		selected = nil
 		for _, id := range cfg.Only {
@@ -187,6 +194,9 @@ func plan(specs []runner.Spec, cfg Config, log io.Writer) ([]job, []string, erro
 			s, err := runner.Find(specs, id)
 			if err != nil {
 				return nil, nil, err
+			}
+			if !PaperFigure(s) {
+				return nil, nil, fmt.Errorf("--only %s: not one of the paper's figures (figure %q), so it has no claims to check: run it with `wcmc run %s`", s.ID, s.Figure, s.ID)
 			}
 			if !slices.ContainsFunc(selected, func(x runner.Spec) bool { return x.ID == s.ID }) {
 				selected = append(selected, s)

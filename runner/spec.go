@@ -42,6 +42,11 @@ type Param struct {
 	Positive bool
 	// Choices, when non-empty, lists the accepted String values.
 	Choices []string
+	// Added marks a parameter added to an experiment whose results may
+	// already be stored, with a Default that runs the experiment exactly as
+	// before it existed: results stored without it are read back as run at
+	// Default (results.Load) instead of as computed with other settings.
+	Added bool
 }
 
 // Spec describes one experiment.

@@ -12,6 +12,7 @@ package scheme
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -26,6 +27,23 @@ const (
 	BestSingle = "best-single"   // the single worker whose samples score best
 	SGLD       = "sgld"          // centralised stochastic gradient Langevin dynamics
 )
+
+// The ideal digital baselines (docs/BEYOND.md note 16): each worker sends
+// its samples quantised, at the Shannon rate of the channel uses and energy
+// of the analog scheme, and the server combines what it decodes. They are
+// not the paper's schemes: no claim is about them, and an experiment runs
+// them only when asked (its parameter digital).
+const (
+	DigitalGCMC      = "digital-gcmc"       // Scott's weights on the decoded samples, OMA budget
+	DigitalWGCMCOMA  = "digital-wgcmc-oma"  // WGCMC on the additive-noise decoded streams, OMA budget
+	DigitalWGCMCNOMA = "digital-wgcmc-noma" // WGCMC on the additive-noise decoded streams, NOMA (multiple-access) budget
+)
+
+// Digital lists the digital baselines.
+var Digital = []string{DigitalGCMC, DigitalWGCMCOMA, DigitalWGCMCNOMA}
+
+// IsDigital reports whether the scheme name s is a digital baseline.
+func IsDigital(s string) bool { return slices.Contains(Digital, s) }
 
 // Variational lists the schemes whose map is learned by an optimiser,
 // hence named per protocol.

@@ -3,7 +3,7 @@ package scheme
 import "testing"
 
 func TestUnderSplitRoundTrip(t *testing.T) {
-	for _, s := range []string{GCMC, WGCMCOMA, WGCMCNOMA, WVCMCOMA, WVCMCNOMA, Noiseless, BestSingle, SGLD} {
+	for _, s := range append([]string{GCMC, WGCMCOMA, WGCMCNOMA, WVCMCOMA, WVCMCNOMA, Noiseless, BestSingle, SGLD}, Digital...) {
 		for _, p := range Protocols {
 			name := Under(s, p)
 			if !IsVariational(s) && name != s {
@@ -26,5 +26,16 @@ func TestUnderSplitRoundTrip(t *testing.T) {
 	}
 	if _, err := ParseProtocol("Paper"); err == nil {
 		t.Error("ParseProtocol is case-sensitive: names are lower case")
+	}
+}
+
+func TestDigitalNamesAreNotVariational(t *testing.T) {
+	for _, s := range Digital {
+		if !IsDigital(s) || IsVariational(s) {
+			t.Errorf("%s: IsDigital %v, IsVariational %v", s, IsDigital(s), IsVariational(s))
+		}
+	}
+	if IsDigital(GCMC) {
+		t.Error("gcmc is not digital")
 	}
 }

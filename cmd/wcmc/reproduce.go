@@ -23,9 +23,11 @@ func newReproduceCmd(specs []runner.Spec) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "reproduce",
-		Short: "Run every experiment and check the paper's claims: REPORT.md and report.html",
-		Long: `Run the paper's experiments (all, or those named by --only), check each of
-the paper's claims about their figures against the results, and write
+		Short: "Run the paper's experiments and check its claims: REPORT.md and report.html",
+		Long: `Run the paper's experiments (all, or those named by --only; not the
+experiments beyond the paper, whose figure is "Beyond": wcmc run runs
+them), check each of the paper's claims about their figures against the
+results, and write
 DIR/REPORT.md and a self-contained DIR/report.html: the claims with their
 verdicts (holds / fails / inconclusive / not evaluated) and the numbers
 compared, then per figure the plots, the summary table and its claims.
@@ -120,7 +122,9 @@ non-zero only if an experiment could not run.`,
 	cmd.RegisterFlagCompletionFunc("only", completeList(func() []cobra.Completion {
 		var out []cobra.Completion
 		for _, s := range reproduce.FigureOrder(specs) {
-			out = append(out, cobra.CompletionWithDesc(s.ID, s.Figure))
+			if reproduce.PaperFigure(s) {
+				out = append(out, cobra.CompletionWithDesc(s.ID, s.Figure))
+			}
 		}
 		return out
 	}))

@@ -21,6 +21,7 @@ func newTransmitCmd() *cobra.Command {
 		power, snr          float64
 		physical            bool
 		seed                uint64
+		beyond              channel.Config // the models beyond the paper: CSI, Gains, Complex, KFactor, Control
 	)
 	cmd := &cobra.Command{
 		Use:   "transmit [flags] SAMPLES.npy...",
@@ -39,7 +40,15 @@ Writes to --out:
   received-1.npy … received-K.npy   OMA: worker k's signals, S×m_r
   received.npy                      NOMA: the superposed signals, S×m_r
   link.json                         access, fading, l, P, SNR, N0, P_k, d, K, S
-                                    (what wcmc aggregate needs)`,
+                                    (what wcmc aggregate needs), and the
+                                    models below when set
+
+Beyond the paper (docs/BEYOND.md), each off by default: imperfect CSI
+(--csi-error, or --pilot-len with --pilot-snr), per-worker SNR
+(--snr-offsets, or the path loss --d-min, --d-max, --path-exponent), the
+complex baseband channel (--complex; --fading rician with --k-factor) and
+truncated channel inversion (--peak-power: the blocks a worker does not
+send are listed in link.json, and wcmc aggregate leaves them out).`,
 		Example: `  wcmc transmit --access noma --snr 20 --out rx samples/samples-*.npy`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -51,7 +60,8 @@ Writes to --out:
 			if err != nil {
 				return fmt.Errorf("--fading: %w", err)
 			}
-			link := channel.Config{Access: acc, Fading: fad, Repetition: rep, ExtraTx: extra, Power: power, SNRdB: snr, Physical: physical}
+			link := beyond
+			link.Access, link.Fading, link.Repetition, link.ExtraTx, link.Power, link.SNRdB, link.Physical = acc, fad, rep, extra, power, snr, physical
 			if err := checkLink(link); err != nil {
 				return err
 			}
@@ -101,13 +111,23 @@ Writes to --out:
 	}
 	f := cmd.Flags()
 	f.StringVar(&access, "access", "noma", "oma (one block per worker and sample) or noma (all workers at once)")
-	f.StringVar(&fading, "fading", "rayleigh", "channel matrices H_k: flat (H = I) or rayleigh (i.i.d. N(0,1), m_r×(m_r+extra-tx), redrawn per block)")
+	f.StringVar(&fading, "fading", "rayleigh", "channel matrices H_k: flat (H = I), rayleigh (i.i.d. N(0,1), m_r×(m_r+extra-tx), redrawn per block) or rician (needs --complex)")
 	f.IntVar(&rep, "repetition", 2, "analog repetition factor l: E_k = √P_k (1_l ⊗ I_d), m_r = l·d")
-	f.IntVar(&extra, "extra-tx", 2, "m_t − m_r for rayleigh fading (≥ 2)")
+	f.IntVar(&extra, "extra-tx", 2, "m_t − m_r for rayleigh or rician fading (≥ 2; complex rayleigh ≥ 1, in complex dimensions)")
 	f.Float64Var(&power, "power", 1, "transmit power budget P; sets the scale of the signals")
 	f.Float64Var(&snr, "snr", 15, "SNR = P/(m_r N0) in dB")
 	f.BoolVar(&physical, "physical", true, "simulate the physical chain (draw H, zero-force, transmit) rather than the equivalent y = Eθ + n")
 	f.Uint64Var(&seed, "seed", 1, "random seed of the channel draws and noise")
+	f.Float64Var(&beyond.CSI.ErrorVar, "csi-error", 0, "imperfect CSI: variance σ_e² of the error of the workers' channel estimate Ĥ = H + E (0: perfect CSI)")
+	f.IntVar(&beyond.CSI.PilotLen, "pilot-len", 0, "imperfect CSI from pilots: length L_p ≥ m_t of the pilots of the MMSE estimate (0: none)")
+	f.Float64Var(&beyond.CSI.PilotSNRdB, "pilot-snr", 0, "SNR of one pilot symbol in dB (with --pilot-len)")
+	f.Float64SliceVar(&beyond.Gains.OffsetDB, "snr-offsets", nil, "per-worker SNR offsets in dB relative to --snr, one per worker (comma list)")
+	f.Float64Var(&beyond.Gains.DMin, "d-min", 0, "path loss: smallest worker distance (distances uniform in [d-min, d-max])")
+	f.Float64Var(&beyond.Gains.DMax, "d-max", 0, "path loss: largest worker distance")
+	f.Float64Var(&beyond.Gains.Exponent, "path-exponent", 0, "path loss exponent α; the mean per-worker SNR in dB is --snr")
+	f.BoolVar(&beyond.Complex, "complex", false, "complex baseband channel: the real symbols on I and Q")
+	f.Float64Var(&beyond.KFactor, "k-factor", 0, "Rician K-factor (--fading rician)")
+	f.Float64Var(&beyond.Control.PeakPower, "peak-power", 0, "truncated channel inversion with this peak energy per block (> --power; 0: the paper's full inversion)")
 	f.StringVar(&out, "out", "rx", "output directory")
 	return cmd
 }
@@ -149,7 +169,16 @@ func checkTransmitSize(c channel.Config, k, s, d int) error {
 
 // loadReceived reads what `wcmc transmit` wrote: the sidecar at path (a
 // link.json, or a directory holding one) and the signal files it lists,
-// checking that they agree (channel.LoadReceived).
+// checking that they agree (channel.LoadReceived), and returns the blocks
+// delivered: without those lost to outage under truncated inversion
+// (channel.Received.Delivered), which carry no sample.
 func loadReceived(path string) (*channel.Received, channel.Link, error) {
-	return channel.LoadReceived(path, func(p string) (*mat.Dense, error) { return readMatrix(p, "received-signal") })
+	rx, link, err := channel.LoadReceived(path, func(p string) (*mat.Dense, error) { return readMatrix(p, "received-signal") })
+	if err != nil {
+		return nil, link, err
+	}
+	if rx, err = rx.Delivered(); err != nil {
+		return nil, link, fmt.Errorf("%s: %w", path, err)
+	}
+	return rx, link, nil
 }

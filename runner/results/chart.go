@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
+	"gonum.org/v1/plot/vg"
 
 	"wcmc/figure"
 	"wcmc/runner"
@@ -80,6 +81,10 @@ var paperNames = map[string]string{
 	scheme.Noiseless:  "GCMC, noiseless channel",
 	scheme.BestSingle: "best single worker",
 	scheme.SGLD:       "SGLD",
+	// The digital baselines (not in the paper, docs/BEYOND.md note 16).
+	scheme.DigitalGCMC:      "digital GCMC",
+	scheme.DigitalWGCMCOMA:  "digital WGCMC-OMA",
+	scheme.DigitalWGCMCNOMA: "digital WGCMC-NOMA",
 }
 
 // protocolNames are the protocols' short names in legends.
@@ -125,14 +130,20 @@ var styleOrder = []string{scheme.GCMC, scheme.WGCMCOMA, scheme.WGCMCNOMA, scheme
 	scheme.WVCMCNOMA, scheme.Noiseless, scheme.BestSingle, scheme.SGLD}
 
 // styleOf returns the style of a result's scheme, or nil for a scheme of
-// no fixed style.
+// no fixed style. A digital baseline, "digital-" and the name of its
+// analog counterpart, has the counterpart's colour and marker on a fine
+// dotted line.
 func styleOf(name string) *figure.Style {
 	base, _, _ := scheme.Split(name)
-	i := slices.Index(styleOrder, base)
+	digital := scheme.IsDigital(base)
+	i := slices.Index(styleOrder, strings.TrimPrefix(base, "digital-"))
 	if i < 0 {
 		return nil
 	}
 	s := figure.StyleOf(i)
+	if digital {
+		s.Dashes = []vg.Length{vg.Points(1), vg.Points(2.5)}
+	}
 	return &s
 }
 

@@ -41,9 +41,10 @@ func (e *MismatchError) Is(target error) bool { return target == ErrMismatch }
 // info and times from DIR/ID.json, and the measured values from DIR/ID.csv. The
 // stored parameters are validated against spec as by runner.Resolve; if
 // they no longer fit it (a parameter added, removed or restricted since),
-// the error matches ErrMismatch. A missing file gives an error matching
-// fs.ErrNotExist. Every (sweep point, trial) task must have a row or a
-// skip note.
+// the error matches ErrMismatch, except that a parameter marked
+// runner.Param.Added and absent from the file takes its default. A missing
+// file gives an error matching fs.ErrNotExist. Every (sweep point, trial)
+// task must have a row or a skip note.
 //
 // Summarize(Load(…)) equals the summary of the run that wrote the
 // files: values round-trip exactly. Info values come back as JSON types
@@ -73,6 +74,10 @@ func load(dir string, spec runner.Spec) (*runner.Result, *runRecord, error) {
 	}
 	for _, p := range spec.Params {
 		if _, ok := rec.Params[p.Name]; !ok {
+			if p.Added && rec.Params != nil {
+				rec.Params[p.Name] = p.Default // stored before the parameter existed
+				continue
+			}
 			return nil, nil, &MismatchError{Experiment: id, Field: "parameter " + p.Name, Stored: "(absent)", Want: p.Default}
 		}
 	}

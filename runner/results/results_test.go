@@ -148,6 +148,16 @@ func TestLoadErrors(t *testing.T) {
 	if _, err := results.Load(dir, sweeptest.Noise()); !errors.Is(err, results.ErrMismatch) {
 		t.Errorf("missing stored parameter: %v, want ErrMismatch", err)
 	}
+	// … unless it was added since with a default that runs as before.
+	added := sweeptest.Noise()
+	for i := range added.Params {
+		if added.Params[i].Name == "scale" {
+			added.Params[i].Added = true
+			if res, err := results.Load(dir, added); err != nil || res.Values.Raw("scale") != added.Params[i].Default {
+				t.Errorf("parameter added since: %v", err)
+			}
+		}
+	}
 	restore()
 
 	// Another experiment's files.

@@ -1,0 +1,114 @@
+package experiment
+
+import (
+	"fmt"
+	"slices"
+
+	"wcmc/runner"
+)
+
+// Experiments beyond the paper (issue 20, docs/BEYOND.md): the channel
+// models of notes 12–15 and the ideal digital baseline of note 16, each
+// swept on one of the paper's settings. They are labelled FigureBeyond:
+// `wcmc reproduce`, which reproduces the paper's figures, does not run
+// them.
+
+// FigureBeyond is the Figure of the experiments beyond the paper.
+const FigureBeyond = "Beyond"
+
+func registerBeyond() {
+	// Imperfect CSI on the Gaussian (Sec. VI-A, Fig. 3) and the probit
+	// (Fig. 5) settings, both on Rayleigh fading (flat fading is known
+	// exactly): two experiments rather than a model parameter, since the
+	// two share no data parameters, reference or metric set.
+	csi := "0,0.01,0.02,0.05,0.1,0.2"
+	register(withDefaults(gaussSpec("csi-error-gauss", FigureBeyond,
+		"err2 vs the variance of the workers' channel-estimate error (Ĥ = H + E), heterogeneous Gaussian subposteriors, Rayleigh fading, 20 dB, T = 2000",
+		"csi_error", "CSI error variance σₑ² (relative to the channel's unit-power entries)", false, "heterogeneous", "2000", "20",
+		map[string]string{"trials": "4", "csi_error": "0,0.05,0.2"}),
+		map[string]string{"fading": "rayleigh", "csi_error": csi}))
+	register(probitSpec(probitVariant{
+		id: "csi-error-probit", fig: FigureBeyond, x: "csi_error",
+		xlabel: "CSI error variance σₑ² (relative to the channel's unit-power entries)",
+		desc:   "probit regression (d = 5, N = 8500): err2 vs the variance of the workers' channel-estimate error, Rayleigh fading (l = 2), 20 dB, T = 1000, K = 20",
+		over:   map[string]string{"csi_error": csi, "snr_db": "20"},
+		quick: map[string]string{"trials": "2", "csi_error": "0,0.1", "T": "200", "ref_samples": "2000",
+			"N": "2000", "fresh_factor": "4"},
+	}))
+
+	// Unequal SNR at a fixed mean SNR in dB, on the Fig. 3 setting.
+	register(withDefaults(gaussSpec("snr-spread", FigureBeyond,
+		"err2 vs the spread Δ of the per-worker SNR (offsets evenly spaced over ±Δ/2 dB, randomly assigned per trial; mean 10 dB), heterogeneous Gaussian subposteriors, T = 2000",
+		"snr_spread_db", "spread of the per-worker SNR (dB)", false, "heterogeneous", "2000", "10",
+		map[string]string{"trials": "4", "snr_spread_db": "0,20"}),
+		map[string]string{"snr_spread_db": "0,5,10,15,20,30"}))
+
+	// Analog against the ideal digital baselines, vs SNR and vs the channel
+	// uses per sample, on the Fig. 3 setting. The side information (each
+	// worker's mean and covariance) is charged at digitalSideBits bits per
+	// real: free, it would hand the server the Gaussian subposteriors'
+	// sufficient statistics (docs/BEYOND.md note 16).
+	digital := map[string]string{"digital": "true", "side_info_bits": digitalSideBits}
+	register(withDefaults(gaussSpec("analog-vs-digital", FigureBeyond,
+		"analog schemes vs the ideal digital baselines (side information charged): err2 vs SNR, heterogeneous Gaussian subposteriors, T = 2000",
+		"snr_db", "SNR (dB)", false, "heterogeneous", "2000", "-10,-5,0,5,10,15,20,25,30",
+		map[string]string{"trials": "4", "snr_db": "0,10,25"}), digital))
+	register(withDefaults(gaussSpec("analog-vs-digital-uses", FigureBeyond,
+		"analog schemes vs the ideal digital baselines (side information charged): err2 vs real channel uses per sample and worker (repetition l, m_r = l·d), 10 dB, heterogeneous Gaussian subposteriors, T = 2000",
+		"repetition", "real channel uses per sample and worker over d (repetition l)", false, "heterogeneous", "2000", "10",
+		map[string]string{"trials": "4", "repetition": "1,4"}),
+		merge(digital, map[string]string{"repetition": "1,2,3,4,6,8"})))
+
+	// Power control under Rayleigh fading on the Fig. 3 setting: the
+	// paper's rule is full channel inversion with the long-term power
+	// constraint (peak_power = 0); truncated inversion skips the blocks
+	// whose inversion would exceed the peak.
+	register(withDefaults(gaussSpec("power-control", FigureBeyond,
+		"the paper's full channel inversion (peak 0) vs truncated inversion with peak energy P_peak per block: err2, heterogeneous Gaussian subposteriors, Rayleigh fading, 10 dB, T = 2000",
+		"peak_power", "peak energy per block over the mean power P (0: the paper's full inversion)", false, "heterogeneous", "2000", "10",
+		map[string]string{"trials": "4", "peak_power": peakQuick}),
+		map[string]string{"fading": "rayleigh", "peak_power": peakSweep}))
+}
+
+// digitalSideBits is the default cost of side information in the
+// analog-vs-digital experiments, in bits per real: far finer than the
+// sampling error of a mean or covariance estimated from S ≈ 200 samples
+// (about 7%), so the decoder's exact side information is not an
+// approximation that favours digital.
+const digitalSideBits = "8"
+
+// The peak powers of the power-control experiment (P = 1), from the
+// paper's inversion (0) up. Truncated inversion needs a peak of about
+// 3.4 times the largest-to-mean ‖θ‖² of a worker's block
+// (channel.Config.MinPeakPower): 15–31 on the blocks of one trial of this
+// setting; a trial whose samples need more is a skip at that point.
+const (
+	peakSweep = "0,40,60,100,200"
+	peakQuick = "0,100"
+)
+
+// withDefaults returns s with the defaults of the parameters in over
+// replaced; it panics on a name that is not a parameter (a mistake in a
+// registration).
+func withDefaults(s runner.Spec, over map[string]string) runner.Spec {
+	s.Params = slices.Clone(s.Params)
+	for name, def := range over {
+		i := slices.IndexFunc(s.Params, func(p runner.Param) bool { return p.Name == name })
+		if i < 0 {
+			panic(fmt.Sprintf("experiment %s: no parameter %q", s.ID, name))
+		}
+		s.Params[i].Default = def
+	}
+	return s
+}
+
+// merge returns the union of maps, later ones winning.
+func merge(ms ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range ms {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
