@@ -93,8 +93,10 @@ var Method = fmt.Sprintf(`Each claim is checked on the per-trial values of its e
 	`A claim at its boundary is thus spuriously held, or failed, with nominal probability %.1f%% each; the calibration test of the claims package measures these rates on skewed trials (log-normal σ = 1, χ²₁) at 0–1.5%%, within Monte Carlo error of 1%%. `+
 	`With fewer than %d trials per point (%d for spreads) nothing is decided (the bootstrap is not calibrated there); an inconclusive claim states about how many trials per point would decide it if the observed effect stayed: ⌈n·(z·SE/|log ratio|)²⌉ with SE the comparison's standard error at n trials and z the normal quantile of the level it is tested at. `+
 	`Words of degree are factors on the means: "vastly"/"significantly" ×%g, "converging"/"optimal"/"unaffected" within ×%g, "slightly" at most ×%g. `+
+	`err2 values below %g are compared as %g: below it err2 is an optimiser's stopping residue (the Gaussian experiments' in-sample err2 is 0 at the exact minimum), not a property of the scheme. `+
+	`Under the converged protocol a claim is judged only if every fit it compares reached a stationary point (status gradient-converged, or a gradient at most %g of its start whatever stopped it); otherwise it is not evaluated. `+
 	`A claim is not evaluated when the schemes, sweep points or protocol runs it needs are absent.`,
-	100*Level, Resamples, MaxResamples, 100*(1-Level)/2, MinTrials, MinSpreadTrials, VastFactor, NearFactor, SlightFactor)
+	100*Level, Resamples, MaxResamples, 100*(1-Level)/2, MinTrials, MinSpreadTrials, VastFactor, NearFactor, SlightFactor, Err2Floor, Err2Floor, StationaryGrad)
 
 // Outcome is the result of checking one claim under one protocol.
 type Outcome struct {

@@ -520,9 +520,71 @@ func TestConvergedNeedsStationaryFits(t *testing.T) {
 	if o.Verdict != claims.NotEvaluated || !strings.Contains(o.Reason, "1 of ") || !strings.Contains(o.Reason, "iteration-cap") {
 		t.Errorf("one fit at the cap: %v (%s), want not-evaluated naming it", o.Verdict, o.Reason)
 	}
+	// A line search that fails once the gradient is below StationaryGrad
+	// of its start leaves a stationary point; one that fails above does not.
+	for _, c2 := range []struct {
+		rel  float64
+		want claims.Verdict
+	}{{1e-7, claims.Fails}, {1e-2, claims.NotEvaluated}} {
+		res.Tasks[3].Info[scheme.Under(scheme.WVCMCNOMA, scheme.Converged)] = map[string]any{"status": "line-search-failed", "rel_grad_norm": c2.rel}
+		if o := c.Evaluate(res, scheme.Converged); o.Verdict != c2.want {
+			t.Errorf("line search failed at a relative gradient of %g: %v (%s), want %v", c2.rel, o.Verdict, o.Reason, c2.want)
+		}
+	}
 	// The paper protocol's verdict ignores the converged fits' statuses.
 	if o := c.Evaluate(res, scheme.Paper); o.Verdict != claims.NotEvaluated || !strings.Contains(o.Reason, "without the paper protocol") {
 		t.Errorf("under paper, not run: %v (%s)", o.Verdict, o.Reason)
+	}
+}
+
+// In-sample err2 at the optimiser's stopping residue (below Err2Floor at
+// every point, differing by orders of magnitude) is compared as the floor:
+// "vanishes" and "flat" hold, "ahead of the others" still holds, and no
+// comparison is undefined.
+func TestErr2Floor(t *testing.T) {
+	// 1e-8 at small |x|, 1e-10 beyond: what a stop leaves, not monotone in
+	// the error the map has.
+	resid := func(x float64) float64 {
+		if math.Abs(x) < 12 {
+			return 1e-8
+		}
+		return 1e-10
+	}
+	w := blocksHold
+	w.mean = func(s string, T float64) float64 {
+		if s == "wvcmc-noma" {
+			return resid(T)
+		}
+		return blocksHold.mean(s, T)
+	}
+	res := w.result("err2", trials)
+	for _, id := range []string{"fig2-wvcmc-noma-vanishes", "fig2-wvcmc-noma-fastest"} {
+		c, _ := claims.Lookup(id)
+		o := c.Evaluate(res, scheme.Default)
+		if o.Verdict != claims.Holds {
+			t.Errorf("%s on residues: %v (%s)", id, o.Verdict, o.Reason)
+		}
+		for _, cmp := range o.Comparisons {
+			if math.IsNaN(cmp.Stat) || math.IsNaN(cmp.Lo) || math.IsNaN(cmp.Hi) {
+				t.Errorf("%s: undefined comparison %+v", id, cmp)
+			}
+		}
+	}
+	g := gaussSNRHold
+	g.mean = func(s string, x float64) float64 {
+		if s == "wvcmc-noma" {
+			return resid(x)
+		}
+		return gaussSNRHold.mean(s, x)
+	}
+	c, _ := claims.Lookup("fig3-wvcmc-flat")
+	if o := c.Evaluate(g.result("err2", trials), scheme.Default); o.Verdict != claims.Holds {
+		t.Errorf("fig3-wvcmc-flat on residues: %v (%s)", o.Verdict, o.Reason)
+	}
+	// Without the floor the same residues would fail "vanishes": the mean
+	// at T = 7 is 10× the one at the largest T.
+	if resid(7)/resid(2000) < claims.NearFactor {
+		t.Fatalf("test world: residues %g and %g do not differ enough", resid(7), resid(2000))
 	}
 }
 

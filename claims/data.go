@@ -9,6 +9,21 @@ import (
 	"wcmc/scheme"
 )
 
+// StationaryGrad is the largest gradient norm, relative to the start's,
+// at which a converged-protocol fit counts as stationary whatever stopped
+// it: where the probit experiments' in-sample metrics are settled within
+// 0.5% (docs/PERFORMANCE.md).
+const StationaryGrad = 1e-4
+
+// Err2Floor is the smallest err2 (a mean relative error of the second
+// moment's entries) the claims tell apart: smaller values are compared as
+// Err2Floor. Below it err2 is an optimiser's stopping residue — at the
+// exact minimum of the in-sample objective the Gaussian experiments'
+// in-sample err2 is 0, and a stop at a relative gradient of 1e-8 leaves
+// 1e-10–1e-8 — while every Monte Carlo error in the paper's settings is
+// orders of magnitude above it.
+const Err2Floor = 1e-6
+
 // Trials holds the per-trial values of one metric of one experiment, as
 // seen under one protocol: the rows of the schemes that learn no map as
 // they are, and the WVCMC rows named scheme.Under(s, p), renamed to the
@@ -56,7 +71,11 @@ func TrialsOf(res *runner.Result, metric string, p scheme.Protocol) *Trials {
 			if !ok {
 				continue
 			}
-			t.add(s, task.Point, task.X, task.Trial, r.Value)
+			v := r.Value
+			if (metric == "err2" || metric == "err2_fresh") && v < Err2Floor {
+				v = Err2Floor
+			}
+			t.add(s, task.Point, task.X, task.Trial, v)
 		}
 	}
 	t.sortTrials()
@@ -206,10 +225,13 @@ func (t *Trials) trialsOf(refs ...ref) []int {
 
 // unstationary counts, over the tasks of res, the fits of the variational
 // schemes a check used (run under the converged protocol) that did not
-// stop at a stationary point: every status other than gradient-converged
-// (consensus.Status names in the results JSON), except the gradient
-// budget of a trajectory, whose checkpoints are the point of such a run.
-// It returns that count, the number of fits seen and the statuses met.
+// stop at a stationary point. A fit is stationary when its status is
+// gradient-converged (consensus.Status names in the results JSON), or its
+// gradient norm is at most StationaryGrad times its start value whatever
+// stopped it (a line search that fails near the tolerance, at the limit
+// of floating point); the gradient budget of a trajectory, whose
+// checkpoints are the point of such a run, is accepted too. It returns
+// that count, the number of fits seen and the statuses met.
 func (t *Trials) unstationary(res *runner.Result) (bad, seen int, statuses []string) {
 	for _, task := range res.Tasks {
 		for s := range t.used {
@@ -222,7 +244,8 @@ func (t *Trials) unstationary(res *runner.Result) (bad, seen int, statuses []str
 			}
 			seen++
 			st, _ := info["status"].(string)
-			if st == "gradient-converged" || (res.Spec.Trajectory && st == "budget-spent") {
+			rel, ok := info["rel_grad_norm"].(float64)
+			if st == "gradient-converged" || (ok && rel <= StationaryGrad) || (res.Spec.Trajectory && st == "budget-spent") {
 				continue
 			}
 			bad++

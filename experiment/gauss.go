@@ -46,7 +46,7 @@ func gaussSpec(id, fig, desc, x, xlabel string, logx bool, subpost, tList, snr s
 		intParam("iters_noma", "30", "WVCMC-NOMA iterations t_m for sgd/adam (paper: 30)", 0),
 		stringParam("schemes", "all", "schemes to run: all, or a comma list of "+fmt.Sprint(wirelessSchemes)),
 	}
-	params = append(params, optimizerParams("lbfgs")...)
+	params = append(params, optimizerParams("lbfgs", gaussConvergedTol)...)
 	params = append(params, linkParams("flat", "1", snr)...)
 	return runner.Spec{
 		ID: id, Figure: fig, Description: desc,

@@ -93,12 +93,14 @@ func added(ps ...runner.Param) []runner.Param {
 	return ps
 }
 
-// optimizerParams selects the WVCMC optimiser (consensus.SGD, LBFGS, Adam).
-func optimizerParams(def string) []runner.Param {
+// optimizerParams selects the WVCMC optimiser (consensus.SGD, LBFGS, Adam)
+// and the protocols (protocolParams, with the converged protocol's
+// default tolerance convergedTol).
+func optimizerParams(def, convergedTol string) []runner.Param {
 	return append([]runner.Param{
 		choiceParam("optimizer", def, "WVCMC optimiser: lbfgs (full batch, no step to tune), adam (minibatches, relative step adam_step), or sgd (the paper's fixed step eta_* for iters_* iterations)", "lbfgs", "adam", "sgd"),
 		positiveParam("adam_step", "0.01", "Adam's step relative to the RMS entry of the start map (decays linearly to 0)"),
 		intParam("lbfgs_iters", "1000", "maximum L-BFGS iterations (it stops earlier on a small gradient or a stalled objective)", 1),
 		runner.Param{Name: "holdout", Kind: runner.Float, Default: "0.2", Doc: "fraction of the received signals held out to stop lbfgs/adam early on the held-out objective (0 = off; never used by sgd)", Min: 0, Max: 0.9, HasMin: true, HasMax: true},
-	}, protocolParams()...)
+	}, protocolParams(convergedTol)...)
 }

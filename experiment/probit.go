@@ -103,7 +103,7 @@ func probitParams() []runner.Param {
 		intParam("iters_noma", "50", "WVCMC-NOMA iterations t_m for sgd/adam (paper: 50)", 0),
 		stringParam("schemes", "all", "schemes to run: all, or a comma list of "+fmt.Sprint(probitSchemes)),
 	}
-	ps = append(ps, optimizerParams("lbfgs")...)
+	ps = append(ps, optimizerParams("lbfgs", probitConvergedTol)...)
 	return append(ps, linkParams("rayleigh", "2", "15")...)
 }
 

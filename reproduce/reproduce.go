@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,6 +28,10 @@ import (
 // Config is what a reproduction runs and where it writes.
 type Config struct {
 	Quick bool // smoke-sized runs (each experiment's quick settings)
+	// ReuseVersions are wcmc versions whose stored results are reused as
+	// if this version had computed them (the caller knows the computation
+	// did not change between them); the report names them.
+	ReuseVersions []string
 	// ChainLimits are the thresholds of the report's chain-diagnostics
 	// warnings (zero: diagnostics.Recommended).
 	ChainLimits diagnostics.Thresholds
@@ -121,6 +126,7 @@ func Run(ctx context.Context, specs []runner.Spec, cfg Config, log io.Writer) (*
 		runs          []report.Run
 		failed        []string
 		warnedVersion bool
+		otherVersions = map[string][]string{} // version → experiments reused from it
 	)
 	for i, j := range jobs {
 		tag := fmt.Sprintf("[%d/%d] %s", i+1, len(jobs), j.spec.ID)
@@ -132,7 +138,7 @@ func Run(ctx context.Context, specs []runner.Spec, cfg Config, log io.Writer) (*
 			}
 			continue
 		}
-		res, reused, err := runOne(ctx, j.plan, j.opts, figureOptions{results.Options{Band: cfg.Band}, cfg.RedrawFigures}, cfg.Out, tag, log)
+		res, reused, err := runOne(ctx, j.plan, j.opts, figureOptions{results.Options{Band: cfg.Band}, cfg.RedrawFigures}, cfg.Out, tag, cfg.ReuseVersions, log)
 		if reused && !warnedVersion && !runner.VersionTracksCode() {
 			warnedVersion = true
 			fmt.Fprintf(log, "note: stored results are matched on the wcmc version %q, which does not change with the code (a build without its git commit: go run, -buildvcs=false, or a modified tree): after changing the code, reproduce into a new --out\n", runner.Version)
@@ -147,6 +153,12 @@ func Run(ctx context.Context, specs []runner.Spec, cfg Config, log io.Writer) (*
 			continue
 		}
 		runs = append(runs, report.Run{Spec: j.spec, Result: res})
+		if v := res.ComputedBy(); v != runner.Version {
+			otherVersions[v] = append(otherVersions[v], j.spec.ID)
+		}
+	}
+	for _, v := range slices.Sorted(maps.Keys(otherVersions)) {
+		settings = append(settings, fmt.Sprintf("results of %s computed by wcmc %s, reused with --reuse-version", strings.Join(otherVersions[v], ", "), v))
 	}
 
 	meta := report.Meta{Command: cfg.Command, Version: runner.Version, Seed: cfg.Seed, Quick: cfg.Quick, ChainLimits: cfg.ChainLimits,

@@ -383,3 +383,36 @@ func TestPlanProtocols(t *testing.T) {
 		}
 	}
 }
+
+// Results of another wcmc version are recomputed, unless that version is
+// named with ReuseVersions: then they are reused, the report says so, and
+// the files rewritten keep the version that computed them.
+func TestReuseVersion(t *testing.T) {
+	dir := t.TempDir()
+	cfg := quick(dir, "gauss-snr")
+	if _, log, err := run(t, cfg); err != nil {
+		t.Fatalf("%v\n%s", err, log)
+	}
+	old := runner.Version
+	runner.Version = old + "-later"
+	defer func() { runner.Version = old }()
+
+	reuse := cfg
+	reuse.ReuseVersions = []string{old}
+	reuse.RedrawFigures = true // rewrites the files from the stored results
+	_, log, err := run(t, reuse)
+	if err != nil || !strings.Contains(log, "reusing the results") {
+		t.Fatalf("with --reuse-version %s: %v\n%s", old, err, log)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "REPORT.md"))
+	if !bytes.Contains(md, []byte("results of gauss-snr computed by wcmc "+old+", reused with --reuse-version")) {
+		t.Errorf("the report does not name the reused version:\n%s", md)
+	}
+	js, _ := os.ReadFile(filepath.Join(dir, "gauss-snr.json"))
+	if !bytes.Contains(js, []byte(`"version": "`+old+`"`)) {
+		t.Errorf("gauss-snr.json no longer records the version that computed it")
+	}
+	if _, log, err = run(t, cfg); err != nil || !strings.Contains(log, "stored results differ") || !strings.Contains(log, "version") {
+		t.Errorf("without --reuse-version: %v\n%s", err, log)
+	}
+}

@@ -19,9 +19,9 @@ import (
 // runOne returns the result of a planned experiment: the stored one
 // in out if it matches the plan (reused), otherwise a fresh run (with opts,
 // from which the plan was made) written to out.
-func runOne(ctx context.Context, plan *runner.Plan, opts runner.Options, fig figureOptions, out, tag string, log io.Writer) (res *runner.Result, reused bool, err error) {
+func runOne(ctx context.Context, plan *runner.Plan, opts runner.Options, fig figureOptions, out, tag string, accept []string, log io.Writer) (res *runner.Result, reused bool, err error) {
 	spec := plan.Spec
-	res, err = results.LoadMatching(out, plan)
+	res, err = results.LoadMatching(out, plan, accept...)
 	switch {
 	case err == nil && fig.redraw:
 		fmt.Fprintf(log, "%s: reusing the results in %s; redrawing the figures\n", tag, out)

@@ -63,6 +63,18 @@ type Result struct {
 	// RunInfo is what the run's Setup state reported (see RunInfoer), in
 	// JSON types; nil when it reports nothing.
 	RunInfo map[string]map[string]any
+	// Version is the wcmc version that computed the result when it was
+	// read from files (results.Load); "" for a result this process
+	// computed (Version then means runner.Version).
+	Version string
+}
+
+// ComputedBy returns the wcmc version that computed res.
+func (res *Result) ComputedBy() string {
+	if res.Version != "" {
+		return res.Version
+	}
+	return Version
 }
 
 // Result assembles a Result from task records (in any order).

@@ -40,7 +40,9 @@ verdict and the deciding estimate, its interval and the trials.
 
 Results already in DIR computed with the same parameters, seed, trials,
 --quick flag and wcmc version are reused, so an interrupted or repeated
-reproduction only computes what is missing.
+reproduction only computes what is missing. --reuse-version V also reuses
+results computed by wcmc V (when only the claims or the report changed
+since); the report says which.
 
 Each claim is judged under the WVCMC optimisation protocols it is about
 (in-sample claims under paper and converged, fresh-signal claims under
@@ -115,6 +117,7 @@ non-zero only if an experiment could not run.`,
 	f.StringVar(&cfg.DataDir, "data-dir", reproduce.DefaultMNISTDir, "directory with the MNIST IDX files (default: also GoMNIST in the Go module cache)")
 	f.IntVar(&cfg.Workers, "workers", 0, "parallel workers (0 = all cores)")
 	flagLimits.register(f)
+	f.StringArrayVar(&cfg.ReuseVersions, "reuse-version", nil, "reuse stored results computed by this wcmc version as if by this one (repeatable; when only the claims or the report changed since); the report names them")
 	f.StringArrayVar(&cfg.UpdateDoc, "update-doc", nil, "also rewrite the verdict table between the markers\n"+reproduce.DocBegin+" and "+reproduce.DocEnd+" in this file (repeatable)")
 	f.StringVar(&bandName, "band", results.BandCI.String(), "figure bands: ci (95% confidence interval of the mean) or spread (5-95% range of the trials); given, the figures of reused results are redrawn")
 	cmd.RegisterFlagCompletionFunc("set", completeSets(specs))
@@ -156,6 +159,9 @@ func reproduceCommandLine(cmd *cobra.Command, cfg reproduce.Config) string {
 	}
 	if cfg.RedrawFigures {
 		parts = append(parts, "--band "+cfg.Band.String())
+	}
+	for _, v := range cfg.ReuseVersions {
+		parts = append(parts, "--reuse-version "+v)
 	}
 	return strings.Join(parts, " ")
 }

@@ -90,7 +90,7 @@ func load(dir string, spec runner.Spec) (*runner.Result, *runRecord, error) {
 
 	res := &runner.Result{Spec: spec, Values: v, Seed: rec.Seed, Trials: trials, Quick: rec.Quick,
 		Notes: rec.Skipped, Start: rec.Start, End: rec.End, Wall: time.Duration(rec.WallSeconds * float64(time.Second)),
-		RunInfo: rec.RunInfo}
+		RunInfo: rec.RunInfo, Version: rec.Version}
 	xs := v.XList()
 	res.Tasks = make([]runner.TaskResult, len(xs)*trials)
 	for i, x := range xs {
@@ -203,10 +203,11 @@ func readRows(path string, spec runner.Spec, res *runner.Result, point func(floa
 // LoadMatching loads the results of plan's experiment from dir (see
 // Load) and checks that they were computed with the plan's
 // parameters (compared as values: "1e-3" matches "0.001"), seed, trials and
-// quick flag, and by this version of wcmc (runner.Version). A difference gives a
-// *MismatchError (errors.Is(err, ErrMismatch)); missing files give an
-// error matching fs.ErrNotExist.
-func LoadMatching(dir string, plan *runner.Plan) (*runner.Result, error) {
+// quick flag, and by this version of wcmc (runner.Version) or one of the
+// versions in accept (which the caller knows to compute the same). A
+// difference gives a *MismatchError (errors.Is(err, ErrMismatch));
+// missing files give an error matching fs.ErrNotExist.
+func LoadMatching(dir string, plan *runner.Plan, accept ...string) (*runner.Result, error) {
 	res, rec, err := load(dir, plan.Spec)
 	if err != nil {
 		return nil, err
@@ -222,7 +223,7 @@ func LoadMatching(dir string, plan *runner.Plan) (*runner.Result, error) {
 		return nil, mismatch("trials", strconv.Itoa(res.Trials), strconv.Itoa(plan.Trials))
 	case res.Quick != plan.Quick:
 		return nil, mismatch("quick", strconv.FormatBool(res.Quick), strconv.FormatBool(plan.Quick))
-	case rec.Version != runner.Version:
+	case rec.Version != runner.Version && !slices.Contains(accept, rec.Version):
 		return nil, mismatch("version", rec.Version, runner.Version)
 	}
 	for _, p := range plan.Spec.Params {

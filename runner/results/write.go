@@ -177,7 +177,7 @@ func writeJSON(w io.Writer, res *runner.Result, figWarnings []string) error {
 	rec := runRecord{
 		Experiment: res.Spec.ID, Figure: res.Spec.Figure, Description: res.Spec.Description,
 		XName: res.Spec.X, Params: res.Values.Map(), Seed: res.Seed, Trials: res.Trials,
-		Quick: res.Quick, Version: runner.Version, Skipped: res.Notes, FigureWarnings: figWarnings,
+		Quick: res.Quick, Version: res.ComputedBy(), Skipped: res.Notes, FigureWarnings: figWarnings,
 		Info: []infoRecord{}, Start: res.Start, End: res.End,
 		WallSeconds: res.Wall.Seconds(),
 	}
