@@ -9,10 +9,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/channel"
-	"wcmc/consensus"
-	"wcmc/metric"
-	"wcmc/model"
+	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/consensus"
+	"github.com/wcmc-project/wcmc/metric"
+	"github.com/wcmc-project/wcmc/model"
 )
 
 // Transmit sends the workers' samples (K matrices S×d, worker order) once

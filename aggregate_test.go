@@ -6,10 +6,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"wcmc"
-	"wcmc/channel"
-	"wcmc/consensus"
-	"wcmc/model"
+	"github.com/wcmc-project/wcmc"
+	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/consensus"
+	"github.com/wcmc-project/wcmc/model"
 )
 
 // signals sends the small data set's worker samples (K = 3, S = 40) over

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"log"
 
-	"wcmc"
-	"wcmc/channel"
-	"wcmc/consensus"
-	"wcmc/model"
+	"github.com/wcmc-project/wcmc"
+	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/consensus"
+	"github.com/wcmc-project/wcmc/model"
 )
 
 // The whole protocol on a small CSV data set (N = 400, d = 3): four

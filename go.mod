@@ -1,4 +1,4 @@
-module wcmc
+module github.com/wcmc-project/wcmc
 
 go 1.26.0
 

@@ -12,9 +12,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/dataset"
-	"wcmc/internal/seed"
-	"wcmc/sampler"
+	"github.com/wcmc-project/wcmc/dataset"
+	"github.com/wcmc-project/wcmc/internal/seed"
+	"github.com/wcmc-project/wcmc/sampler"
 )
 
 // DefaultPriorVar is the prior variance σ² of p(θ) = N(0, σ² I) used when

@@ -8,8 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc"
-	"wcmc/sampler"
+	"github.com/wcmc-project/wcmc"
+	"github.com/wcmc-project/wcmc/sampler"
 )
 
 // docChainStream is chain c's (1-based) stream as the package

@@ -40,8 +40,8 @@ import (
 	"math/rand/v2"
 	"os"
 
-	"wcmc/dataset"
-	"wcmc/internal/seed"
+	"github.com/wcmc-project/wcmc/dataset"
+	"github.com/wcmc-project/wcmc/internal/seed"
 )
 
 // Step codes of the seed derivation (see the package documentation).

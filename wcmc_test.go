@@ -10,12 +10,12 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc"
-	"wcmc/channel"
-	"wcmc/consensus"
-	"wcmc/dataset"
-	"wcmc/model"
-	"wcmc/sampler"
+	"github.com/wcmc-project/wcmc"
+	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/consensus"
+	"github.com/wcmc-project/wcmc/dataset"
+	"github.com/wcmc-project/wcmc/model"
+	"github.com/wcmc-project/wcmc/sampler"
 )
 
 const smallCSV = "dataset/testdata/probit-small.csv"

@@ -29,7 +29,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 
-	"wcmc/sampler"
+	"github.com/wcmc-project/wcmc/sampler"
 )
 
 // Config sets the size of a run. The zero value is the full set (about two

@@ -10,7 +10,7 @@ import (
 
 	"gonum.org/v1/plot/vg"
 
-	"wcmc/figure"
+	"github.com/wcmc-project/wcmc/figure"
 )
 
 // Markdown writes the report as markdown: the machine, the kernel table

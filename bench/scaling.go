@@ -8,7 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/sampler"
+	"github.com/wcmc-project/wcmc/sampler"
 )
 
 // scaling adds the curve sr: for each size x of xs, timeAt(x) is the best

@@ -6,9 +6,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/dataset"
-	"wcmc/model"
-	"wcmc/sampler"
+	"github.com/wcmc-project/wcmc/dataset"
+	"github.com/wcmc-project/wcmc/model"
+	"github.com/wcmc-project/wcmc/sampler"
 )
 
 // probitData draws the synthetic probit data of Sec. VI-B with the

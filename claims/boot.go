@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"wcmc/internal/seed"
+	"github.com/wcmc-project/wcmc/internal/seed"
 )
 
 // Bootstrap settings.

@@ -22,8 +22,8 @@ import (
 	"slices"
 	"strings"
 
-	"wcmc/runner"
-	"wcmc/scheme"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/scheme"
 )
 
 // Verdict is the result of checking a claim.

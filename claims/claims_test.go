@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"wcmc/claims"
-	"wcmc/experiment"
-	"wcmc/runner"
-	"wcmc/scheme"
+	"github.com/wcmc-project/wcmc/claims"
+	"github.com/wcmc-project/wcmc/experiment"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/scheme"
 )
 
 // world is a synthetic experiment: the true mean of each scheme at each

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"sort"
 
-	"wcmc/runner"
-	"wcmc/scheme"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/scheme"
 )
 
 // StationaryGrad is the largest gradient norm, relative to the start's,

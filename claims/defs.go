@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"wcmc/scheme"
+	"github.com/wcmc-project/wcmc/scheme"
 )
 
 // Scheme groups of the paper's figures. cmc-noiseless is this project's

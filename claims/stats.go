@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // Level is the two-sided confidence level of every comparison's interval,

@@ -9,9 +9,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/channel"
-	"wcmc/dataset"
-	"wcmc/model"
+	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/dataset"
+	"github.com/wcmc-project/wcmc/model"
 )
 
 // probitCase builds WVCMC on a probit target: K workers' samples near θ*

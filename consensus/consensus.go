@@ -19,7 +19,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/channel"
+	"github.com/wcmc-project/wcmc/channel"
 )
 
 // ErrTooFewSamples is returned when a covariance must be estimated from

@@ -9,8 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/channel"
-	"wcmc/model"
+	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/model"
 )
 
 // toeplitz returns the symmetric Toeplitz matrix with first column ρ^i.

@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/channel"
+	"github.com/wcmc-project/wcmc/channel"
 )
 
 // GCMC is Scott et al.'s Gaussian consensus applied to the decoded signals

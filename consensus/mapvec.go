@@ -8,7 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/model"
+	"github.com/wcmc-project/wcmc/model"
 )
 
 func (v *Variational) batchBuffers(n int) (batch, perm []int) {

@@ -3,7 +3,7 @@ package consensus
 import (
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/model"
+	"github.com/wcmc-project/wcmc/model"
 )
 
 // hessian evaluates the exact Hessian of L̃ in the whitened coordinates B

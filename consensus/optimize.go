@@ -10,8 +10,8 @@ import (
 
 	"gonum.org/v1/gonum/optimize"
 
-	"wcmc/channel"
-	"wcmc/model"
+	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/model"
 )
 
 // ErrCancelled is wrapped, with the context's cause, by the error WVCMC

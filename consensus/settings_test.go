@@ -13,8 +13,8 @@ import (
 	"gonum.org/v1/gonum/diff/fd"
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/channel"
-	"wcmc/model"
+	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/model"
 )
 
 // mapHash is an FNV-1a hash of the bits of every entry of m.

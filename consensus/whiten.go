@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/channel"
+	"github.com/wcmc-project/wcmc/channel"
 )
 
 // coords are the variables L-BFGS moves: a map W(x) of a flat vector x.

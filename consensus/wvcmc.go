@@ -11,8 +11,8 @@ import (
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/channel"
-	"wcmc/model"
+	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/model"
 )
 
 // Variational is the WVCMC objective on a fixed set of received signals:

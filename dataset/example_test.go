@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"wcmc/dataset"
+	"github.com/wcmc-project/wcmc/dataset"
 )
 
 // Four workers share 60 class-1 and 40 class-0 points with skew ζ = 1:

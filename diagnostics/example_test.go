@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"wcmc/diagnostics"
+	"github.com/wcmc-project/wcmc/diagnostics"
 )
 
 // Four chains of a sampler that has not mixed: the fourth is stuck one

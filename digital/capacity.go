@@ -9,7 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/channel"
+	"github.com/wcmc-project/wcmc/channel"
 )
 
 // Capacity selects the transmitter whose Shannon rate the digital link

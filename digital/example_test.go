@@ -6,8 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/channel"
-	"wcmc/digital"
+	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/digital"
 )
 
 func ExampleLink_Send() {

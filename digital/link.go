@@ -44,9 +44,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/channel"
-	"wcmc/consensus"
-	"wcmc/internal/seed"
+	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/consensus"
+	"github.com/wcmc-project/wcmc/internal/seed"
 )
 
 // Link is a digital uplink over the channel of an analog scheme.

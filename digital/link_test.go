@@ -12,9 +12,9 @@ import (
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"wcmc/channel"
-	"wcmc/consensus"
-	"wcmc/model"
+	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/consensus"
+	"github.com/wcmc-project/wcmc/model"
 )
 
 // workers draws k blocks of s samples, worker i (from 1) equicorrelated

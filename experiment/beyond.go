@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // Experiments beyond the paper (issue 20, docs/BEYOND.md): the channel

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"testing"
 
-	"wcmc/consensus"
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/consensus"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 func TestCancelledTaskReturnsNoResult(t *testing.T) {

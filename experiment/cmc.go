@@ -11,12 +11,12 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/channel"
-	"wcmc/consensus"
-	"wcmc/internal/seed"
-	"wcmc/model"
-	"wcmc/runner"
-	"wcmc/scheme"
+	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/consensus"
+	"github.com/wcmc-project/wcmc/internal/seed"
+	"github.com/wcmc-project/wcmc/model"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/scheme"
 )
 
 // Scheme names, as they appear in results files (package scheme).

@@ -5,7 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/diagnostics"
+	"github.com/wcmc-project/wcmc/diagnostics"
 )
 
 // The convergence diagnostics recorded with a run (diagnostics.SummarizeChains

@@ -7,12 +7,12 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/channel"
-	"wcmc/digital"
-	"wcmc/internal/seed"
-	"wcmc/metric"
-	"wcmc/model"
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/digital"
+	"github.com/wcmc-project/wcmc/internal/seed"
+	"github.com/wcmc-project/wcmc/metric"
+	"github.com/wcmc-project/wcmc/model"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // Sec. VI-A: Gaussian subposteriors N(0, C_k), d = 5, K = 10, C_k the

@@ -10,13 +10,13 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/channel"
-	"wcmc/consensus"
-	"wcmc/internal/seed"
-	"wcmc/metric"
-	"wcmc/runner"
-	"wcmc/sampler"
-	"wcmc/scheme"
+	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/consensus"
+	"github.com/wcmc-project/wcmc/internal/seed"
+	"github.com/wcmc-project/wcmc/metric"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/sampler"
+	"github.com/wcmc-project/wcmc/scheme"
 )
 
 // Figs. 4 and 9: err2 against the number of per-example gradients

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"wcmc/channel"
-	"wcmc/internal/seed"
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/internal/seed"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // linkConfig reads the channel parameters (linkParams): the paper's link

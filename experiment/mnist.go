@@ -7,10 +7,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/dataset"
-	"wcmc/metric"
-	"wcmc/model"
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/dataset"
+	"github.com/wcmc-project/wcmc/metric"
+	"github.com/wcmc-project/wcmc/model"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // Sec. VI-C: Bayesian probit regression on MNIST digits 0 vs 1, projected

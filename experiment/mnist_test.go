@@ -10,8 +10,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/dataset"
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/dataset"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // sharedMNISTDir is the shared data folder beside the project.

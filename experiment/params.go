@@ -3,8 +3,8 @@ package experiment
 import (
 	"fmt"
 
-	"wcmc/runner"
-	"wcmc/scheme"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/scheme"
 )
 
 // Parameter constructors keep the specs readable.

@@ -6,15 +6,15 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/channel"
-	"wcmc/consensus"
-	"wcmc/dataset"
-	"wcmc/internal/seed"
-	"wcmc/metric"
-	"wcmc/model"
-	"wcmc/runner"
-	"wcmc/sampler"
-	"wcmc/scheme"
+	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/consensus"
+	"github.com/wcmc-project/wcmc/dataset"
+	"github.com/wcmc-project/wcmc/internal/seed"
+	"github.com/wcmc-project/wcmc/metric"
+	"github.com/wcmc-project/wcmc/model"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/sampler"
+	"github.com/wcmc-project/wcmc/scheme"
 )
 
 // Sec. VI-B: Bayesian probit regression (eq: probit model) on synthetic

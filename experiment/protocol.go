@@ -5,10 +5,10 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"wcmc/consensus"
-	"wcmc/internal/seed"
-	"wcmc/runner"
-	"wcmc/scheme"
+	"github.com/wcmc-project/wcmc/consensus"
+	"github.com/wcmc-project/wcmc/internal/seed"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/scheme"
 )
 
 // A protocol is a named optimiser setting under which the WVCMC schemes

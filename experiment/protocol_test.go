@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"wcmc/runner"
-	"wcmc/scheme"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/scheme"
 )
 
 // rowsByName maps "scheme|metric|point|trial|x" to the value.

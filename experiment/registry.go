@@ -10,8 +10,8 @@ import (
 	"slices"
 	"sort"
 
-	"wcmc/runner"
-	"wcmc/scheme"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/scheme"
 )
 
 var registry = map[string]runner.Spec{}

@@ -11,7 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // tinyProbitSNR is probit-snr at 3 SNR points, small enough for tests.

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"wcmc/dataset"
-	"wcmc/internal/memlimit"
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/dataset"
+	"github.com/wcmc-project/wcmc/internal/memlimit"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // Checks that every experiment's parameters must pass before any work

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // validated looks up an experiment with the checks of validate.go added

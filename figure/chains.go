@@ -17,7 +17,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"wcmc/internal/atomicfile"
+	"github.com/wcmc-project/wcmc/internal/atomicfile"
 )
 
 // ChainKind is what a ChainGrid panel shows.

@@ -18,7 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"wcmc/internal/atomicfile"
+	"github.com/wcmc-project/wcmc/internal/atomicfile"
 )
 
 // wrap breaks s into lines at most width long in sty (a line break in s

@@ -14,7 +14,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/internal/pycheck"
+	"github.com/wcmc-project/wcmc/internal/pycheck"
 )
 
 // testData returns 2 chains × 50 draws × 3 of seeded normal values (chain c

@@ -3,7 +3,7 @@ package model_test
 import (
 	"fmt"
 
-	"wcmc/model"
+	"github.com/wcmc-project/wcmc/model"
 )
 
 // The probit terms stay finite far in the tails, where Φ(x) underflows.

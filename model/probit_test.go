@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"wcmc/dataset"
+	"github.com/wcmc-project/wcmc/dataset"
 )
 
 var _ Minibatcher = (*Probit)(nil)

@@ -38,7 +38,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/internal/atomicfile"
+	"github.com/wcmc-project/wcmc/internal/atomicfile"
 )
 
 // magic opens every .npy file; the version bytes follow.

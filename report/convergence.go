@@ -15,8 +15,8 @@ import (
 	"strconv"
 	"strings"
 
-	"wcmc/diagnostics"
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/diagnostics"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // The keys under which package experiment records the diagnostics.

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"wcmc/diagnostics"
-	"wcmc/experiment"
-	"wcmc/runner"
-	"wcmc/runner/results"
+	"github.com/wcmc-project/wcmc/diagnostics"
+	"github.com/wcmc-project/wcmc/experiment"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner/results"
 )
 
 // probitRun runs probit-snr --quick at two SNRs, one trial each, GCMC

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"wcmc/claims"
-	"wcmc/scheme"
+	"github.com/wcmc-project/wcmc/claims"
+	"github.com/wcmc-project/wcmc/scheme"
 )
 
 // esc escapes text for HTML element content and attribute values. The

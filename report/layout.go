@@ -6,11 +6,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"wcmc/claims"
-	"wcmc/diagnostics"
-	"wcmc/runner"
-	"wcmc/runner/results"
-	"wcmc/scheme"
+	"github.com/wcmc-project/wcmc/claims"
+	"github.com/wcmc-project/wcmc/diagnostics"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner/results"
+	"github.com/wcmc-project/wcmc/scheme"
 )
 
 // The report is laid out once (layout) and rendered twice, as Markdown

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"wcmc/claims"
-	"wcmc/scheme"
+	"github.com/wcmc-project/wcmc/claims"
+	"github.com/wcmc-project/wcmc/scheme"
 )
 
 // Title is the heading of every report.

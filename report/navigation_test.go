@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"wcmc/claims"
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/claims"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // The page opens with a table of contents linking every section, each

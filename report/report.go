@@ -24,12 +24,12 @@ import (
 	"strings"
 	"time"
 
-	"wcmc/claims"
-	"wcmc/diagnostics"
-	"wcmc/internal/atomicfile"
-	"wcmc/runner"
-	"wcmc/runner/results"
-	"wcmc/scheme"
+	"github.com/wcmc-project/wcmc/claims"
+	"github.com/wcmc-project/wcmc/diagnostics"
+	"github.com/wcmc-project/wcmc/internal/atomicfile"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner/results"
+	"github.com/wcmc-project/wcmc/scheme"
 )
 
 // Run is one experiment of a report: its result, or why it has none.

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"wcmc/experiment"
-	"wcmc/runner"
-	"wcmc/runner/results"
+	"github.com/wcmc-project/wcmc/experiment"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner/results"
 )
 
 var (

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"wcmc/claims"
-	"wcmc/scheme"
+	"github.com/wcmc-project/wcmc/claims"
+	"github.com/wcmc-project/wcmc/scheme"
 )
 
 // The claims' verdicts as the report counts and tabulates them.

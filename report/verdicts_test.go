@@ -14,11 +14,11 @@ import (
 	"strings"
 	"testing"
 
-	"wcmc/claims"
-	"wcmc/experiment"
-	"wcmc/runner"
-	"wcmc/runner/results"
-	"wcmc/scheme"
+	"github.com/wcmc-project/wcmc/claims"
+	"github.com/wcmc-project/wcmc/experiment"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner/results"
+	"github.com/wcmc-project/wcmc/scheme"
 )
 
 func TestNewEvaluatesClaims(t *testing.T) {

@@ -6,8 +6,8 @@ import (
 	"io"
 	"os"
 
-	"wcmc/internal/atomicfile"
-	"wcmc/report"
+	"github.com/wcmc-project/wcmc/internal/atomicfile"
+	"github.com/wcmc-project/wcmc/report"
 )
 
 // Markers around the verdict table that UpdateDoc rewrites.

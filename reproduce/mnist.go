@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strconv"
 
-	"wcmc/dataset"
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/dataset"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // DefaultMNISTDir is where the MNIST files are looked for when --data-dir

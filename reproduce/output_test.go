@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"wcmc/figure"
-	"wcmc/runner"
-	"wcmc/runner/results"
+	"github.com/wcmc-project/wcmc/figure"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner/results"
 )
 
 // A reproduction into a fresh directory says nothing of journals, leaves

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"wcmc/experiment"
+	"github.com/wcmc-project/wcmc/experiment"
 )
 
 // A reproduction plans the paper's figures and nothing else: the

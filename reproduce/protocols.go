@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"wcmc/scheme"
+	"github.com/wcmc-project/wcmc/scheme"
 )
 
 // convergedSkipped lists the experiments whose converged protocol a

@@ -18,11 +18,11 @@ import (
 	"strings"
 	"time"
 
-	"wcmc/diagnostics"
-	"wcmc/report"
-	"wcmc/runner"
-	"wcmc/runner/results"
-	"wcmc/scheme"
+	"github.com/wcmc-project/wcmc/diagnostics"
+	"github.com/wcmc-project/wcmc/report"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner/results"
+	"github.com/wcmc-project/wcmc/scheme"
 )
 
 // Config is what a reproduction runs and where it writes.

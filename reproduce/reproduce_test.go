@@ -12,10 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"wcmc/dataset"
-	"wcmc/experiment"
-	"wcmc/runner"
-	"wcmc/runner/journal"
+	"github.com/wcmc-project/wcmc/dataset"
+	"github.com/wcmc-project/wcmc/experiment"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner/journal"
 )
 
 // run runs a reproduction of cfg over the paper's experiments and returns

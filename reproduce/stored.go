@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"time"
 
-	"wcmc/figure"
-	"wcmc/runner"
-	"wcmc/runner/journal"
-	"wcmc/runner/results"
+	"github.com/wcmc-project/wcmc/figure"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner/journal"
+	"github.com/wcmc-project/wcmc/runner/results"
 )
 
 // runOne returns the result of a planned experiment: the stored one

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"wcmc/runner"
-	"wcmc/runner/internal/sweeptest"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner/internal/sweeptest"
 )
 
 // Fuzz tests: none of the parsers of user input or files may panic, and

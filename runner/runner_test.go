@@ -15,8 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"wcmc/runner"
-	"wcmc/runner/internal/sweeptest"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner/internal/sweeptest"
 )
 
 func TestDeterministicAcrossWorkers(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 
-	"wcmc/internal/seed"
+	"github.com/wcmc-project/wcmc/internal/seed"
 )
 
 // FormatX formats a sweep value as it appears in seeds, file rows and

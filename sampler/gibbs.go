@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/model"
+	"github.com/wcmc-project/wcmc/model"
 )
 
 // smallDim is the dimension up to which Sweep uses plain loops rather than

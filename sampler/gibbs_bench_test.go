@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/dataset"
+	"github.com/wcmc-project/wcmc/dataset"
 )
 
 // synthProbit draws u_n ~ N(0, I_d), v_n ~ Bernoulli(Φ(θ*ᵀu_n)) as in Sec. VI-B

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/model"
+	"github.com/wcmc-project/wcmc/model"
 )
 
 // TestGibbsThetaGivenKappa checks eq: sample posterior with κ held fixed:

@@ -10,7 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/model"
+	"github.com/wcmc-project/wcmc/model"
 )
 
 // goldenProbit draws N probit data points of dimension d from rng: u_n ~

@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/model"
+	"github.com/wcmc-project/wcmc/model"
 )
 
 // HMCKernel is Hamiltonian Monte Carlo preconditioned by the Laplace

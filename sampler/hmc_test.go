@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
-	"wcmc/model"
+	"github.com/wcmc-project/wcmc/model"
 )
 
 func TestHMCGaussianMoments(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"wcmc/model"
+	"github.com/wcmc-project/wcmc/model"
 )
 
 // counter is a kernel whose position counts its steps (and turns NaN at

@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distmv"
 
-	"wcmc/model"
+	"github.com/wcmc-project/wcmc/model"
 )
 
 // The samplers of the probit posterior, by name.

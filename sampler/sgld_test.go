@@ -9,7 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/model"
+	"github.com/wcmc-project/wcmc/model"
 )
 
 // gaussModel is a conjugate test target: z_n ~ N(θ, diag(τ²)), θ ~ N(0, σ0² I),

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"wcmc/model"
+	"github.com/wcmc-project/wcmc/model"
 )
 
 // moments returns the sample mean, variance and fourth central moment.

@@ -39,12 +39,12 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/channel"
-	"wcmc/consensus"
-	"wcmc/dataset"
-	"wcmc/metric"
-	"wcmc/model"
-	"wcmc/sampler"
+	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/consensus"
+	"github.com/wcmc-project/wcmc/dataset"
+	"github.com/wcmc-project/wcmc/metric"
+	"github.com/wcmc-project/wcmc/model"
+	"github.com/wcmc-project/wcmc/sampler"
 )
 
 type config struct {

@@ -32,8 +32,8 @@ import (
 	"syscall"
 	"time"
 
-	"wcmc/experiment"
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/experiment"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // printRows is the -rows flag.
@@ -194,18 +194,18 @@ func fits(out runner.Outcome) {
 // stages maps a function of the call stack to a stage; the outermost
 // matching frame decides.
 var stages = []struct{ prefix, stage string }{
-	{"wcmc/sampler.RunSGLD", "sgld"},
-	{"wcmc/sampler.", "sampling"},
-	{"wcmc/consensus.InitialMap", "gaussian schemes"},
-	{"wcmc/consensus.GCMC", "gaussian schemes"},
-	{"wcmc/consensus.WGCMC", "gaussian schemes"},
-	{"wcmc/consensus.Noiseless", "gaussian schemes"},
-	{"wcmc/channel.", "channel"},
-	{"wcmc/consensus.Map.Apply", "apply maps"},
-	{"wcmc/consensus.SingleWorker", "apply maps"},
-	{"wcmc/model.PredictiveProb", "predictive KL"},
-	{"wcmc/metric.PredictiveKL", "predictive KL"},
-	{"wcmc/metric.", "err2 and moments"},
+	{"github.com/wcmc-project/wcmc/sampler.RunSGLD", "sgld"},
+	{"github.com/wcmc-project/wcmc/sampler.", "sampling"},
+	{"github.com/wcmc-project/wcmc/consensus.InitialMap", "gaussian schemes"},
+	{"github.com/wcmc-project/wcmc/consensus.GCMC", "gaussian schemes"},
+	{"github.com/wcmc-project/wcmc/consensus.WGCMC", "gaussian schemes"},
+	{"github.com/wcmc-project/wcmc/consensus.Noiseless", "gaussian schemes"},
+	{"github.com/wcmc-project/wcmc/channel.", "channel"},
+	{"github.com/wcmc-project/wcmc/consensus.Map.Apply", "apply maps"},
+	{"github.com/wcmc-project/wcmc/consensus.SingleWorker", "apply maps"},
+	{"github.com/wcmc-project/wcmc/model.PredictiveProb", "predictive KL"},
+	{"github.com/wcmc-project/wcmc/metric.PredictiveKL", "predictive KL"},
+	{"github.com/wcmc-project/wcmc/metric.", "err2 and moments"},
 	{"runtime.gcBgMarkWorker", "GC (background)"},
 }
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"wcmc/bench"
-	"wcmc/figure"
+	"github.com/wcmc-project/wcmc/bench"
+	"github.com/wcmc-project/wcmc/figure"
 )
 
 func newBenchCmd() *cobra.Command {

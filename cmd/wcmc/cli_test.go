@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // --version and `wcmc version` both name the version recorded in results;

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"wcmc/diagnostics"
-	"wcmc/report"
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/diagnostics"
+	"github.com/wcmc-project/wcmc/report"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // chainLimits are the --max-rhat and --min-ess flags: the thresholds

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"wcmc/experiment"
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/experiment"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // TestRunWarnsOnceAboutChains: a quick probit run, whose chains are far

@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/inferencedata"
-	"wcmc/npy"
+	"github.com/wcmc-project/wcmc/inferencedata"
+	"github.com/wcmc-project/wcmc/npy"
 )
 
 // newExportCmd returns wcmc export.

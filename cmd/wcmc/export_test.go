@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"wcmc"
-	"wcmc/diagnostics"
-	"wcmc/inferencedata"
-	"wcmc/internal/pycheck"
+	"github.com/wcmc-project/wcmc"
+	"github.com/wcmc-project/wcmc/diagnostics"
+	"github.com/wcmc-project/wcmc/inferencedata"
+	"github.com/wcmc-project/wcmc/internal/pycheck"
 )
 
 // exportCheck opens the zarr store argv[1] with xarray and compares it

@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"testing"
 
-	"wcmc/internal/atomicfile"
+	"github.com/wcmc-project/wcmc/internal/atomicfile"
 )
 
 // faultScheduleSeed seeds the kill schedule of TestFaultSchedule;

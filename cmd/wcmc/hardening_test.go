@@ -12,7 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/internal/memlimit"
+	"github.com/wcmc-project/wcmc/internal/memlimit"
 )
 
 // wantError fails unless err mentions every one of want.

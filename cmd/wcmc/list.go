@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"wcmc/reproduce"
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/reproduce"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 func newListCmd(specs []runner.Spec) *cobra.Command {

@@ -9,7 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"wcmc/experiment"
+	"github.com/wcmc-project/wcmc/experiment"
 )
 
 func main() {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // toySpecs are two small experiments: "toy" reports a per-trial draw for

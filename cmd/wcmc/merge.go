@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"wcmc/runner"
-	"wcmc/runner/journal"
-	"wcmc/runner/results"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner/journal"
+	"github.com/wcmc-project/wcmc/runner/results"
 )
 
 func newMergeCmd(specs []runner.Spec) *cobra.Command {

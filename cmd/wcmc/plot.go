@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/cobra"
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/diagnostics"
-	"wcmc/figure"
-	"wcmc/npy"
+	"github.com/wcmc-project/wcmc/diagnostics"
+	"github.com/wcmc-project/wcmc/figure"
+	"github.com/wcmc-project/wcmc/npy"
 )
 
 // maxPanels is the number of parameters plotted when --params is not given.

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/npy"
+	"github.com/wcmc-project/wcmc/npy"
 )
 
 // runCmd runs cmd with args and returns stdout, stderr and the error.

@@ -9,10 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"wcmc/dataset"
-	"wcmc/reproduce"
-	"wcmc/runner"
-	"wcmc/runner/results"
+	"github.com/wcmc-project/wcmc/dataset"
+	"github.com/wcmc-project/wcmc/reproduce"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner/results"
 )
 
 func newReproduceCmd(specs []runner.Spec) *cobra.Command {

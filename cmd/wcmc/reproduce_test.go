@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"wcmc/experiment"
-	"wcmc/reproduce"
+	"github.com/wcmc-project/wcmc/experiment"
+	"github.com/wcmc-project/wcmc/reproduce"
 )
 
 // reproRun runs `wcmc args…` and returns the exit status, stdout and

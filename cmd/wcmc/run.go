@@ -15,10 +15,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"wcmc/internal/atomicfile"
-	"wcmc/runner"
-	"wcmc/runner/journal"
-	"wcmc/runner/results"
+	"github.com/wcmc-project/wcmc/internal/atomicfile"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner/journal"
+	"github.com/wcmc-project/wcmc/runner/results"
 )
 
 func newRunCmd(specs []runner.Spec) *cobra.Command {

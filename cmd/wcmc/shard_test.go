@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"wcmc/runner"
-	"wcmc/runner/journal"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner/journal"
 )
 
 func TestResolveShard(t *testing.T) {

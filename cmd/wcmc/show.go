@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 func newShowCmd(specs []runner.Spec) *cobra.Command {

@@ -8,11 +8,11 @@ import (
 	"github.com/spf13/cobra"
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc"
-	"wcmc/channel"
-	"wcmc/consensus"
-	"wcmc/model"
-	schemes "wcmc/scheme"
+	"github.com/wcmc-project/wcmc"
+	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/consensus"
+	"github.com/wcmc-project/wcmc/model"
+	schemes "github.com/wcmc-project/wcmc/scheme"
 )
 
 // schemeNoiseless is classical CMC on the workers' own samples (no

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"wcmc"
-	"wcmc/diagnostics"
-	"wcmc/npy"
+	"github.com/wcmc-project/wcmc"
+	"github.com/wcmc-project/wcmc/diagnostics"
+	"github.com/wcmc-project/wcmc/npy"
 )
 
 // TestSampleChainsFiles runs wcmc sample and wcmc posterior with --sampler

@@ -11,8 +11,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/channel"
-	"wcmc/npy"
+	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/npy"
 )
 
 // stepsFixture builds a small valid pipeline in dir: shards/ (K = 2),

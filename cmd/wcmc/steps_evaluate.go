@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc"
+	"github.com/wcmc-project/wcmc"
 )
 
 func newEvaluateCmd() *cobra.Command {

@@ -21,11 +21,11 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc"
-	"wcmc/dataset"
-	"wcmc/internal/atomicfile"
-	"wcmc/internal/memlimit"
-	"wcmc/npy"
+	"github.com/wcmc-project/wcmc"
+	"github.com/wcmc-project/wcmc/dataset"
+	"github.com/wcmc-project/wcmc/internal/atomicfile"
+	"github.com/wcmc-project/wcmc/internal/memlimit"
+	"github.com/wcmc-project/wcmc/npy"
 )
 
 // outputs writes a step's files all or nothing: each file is written in

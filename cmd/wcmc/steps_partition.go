@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"wcmc"
-	"wcmc/dataset"
+	"github.com/wcmc-project/wcmc"
+	"github.com/wcmc-project/wcmc/dataset"
 )
 
 // partitionFile is the sidecar partition.json that `wcmc partition` writes

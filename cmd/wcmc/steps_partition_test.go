@@ -12,11 +12,11 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc"
-	"wcmc/channel"
-	"wcmc/consensus"
-	"wcmc/dataset"
-	"wcmc/experiment"
+	"github.com/wcmc-project/wcmc"
+	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/consensus"
+	"github.com/wcmc-project/wcmc/dataset"
+	"github.com/wcmc-project/wcmc/experiment"
 )
 
 func TestPartitionHeterogeneousMatchesLibrary(t *testing.T) {

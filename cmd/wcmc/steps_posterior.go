@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"wcmc"
+	"github.com/wcmc-project/wcmc"
 )
 
 func newPosteriorCmd() *cobra.Command {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"wcmc"
+	"github.com/wcmc-project/wcmc"
 )
 
 func newSampleCmd() *cobra.Command {

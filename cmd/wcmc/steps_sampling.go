@@ -14,10 +14,10 @@ import (
 	"github.com/spf13/pflag"
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc"
-	"wcmc/diagnostics"
-	"wcmc/npy"
-	"wcmc/sampler"
+	"github.com/wcmc-project/wcmc"
+	"github.com/wcmc-project/wcmc/diagnostics"
+	"github.com/wcmc-project/wcmc/npy"
+	"github.com/wcmc-project/wcmc/sampler"
 )
 
 // samplingFlags are the sampler settings shared by wcmc sample and wcmc

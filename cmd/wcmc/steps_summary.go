@@ -10,8 +10,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc"
-	"wcmc/diagnostics"
+	"github.com/wcmc-project/wcmc"
+	"github.com/wcmc-project/wcmc/diagnostics"
 )
 
 // sampleSummary is the diagnostics table of one sample file.

@@ -12,7 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc/diagnostics"
+	"github.com/wcmc-project/wcmc/diagnostics"
 )
 
 // wcmc sample and wcmc posterior write FILE.summary.csv beside the samples,

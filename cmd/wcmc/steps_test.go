@@ -13,11 +13,11 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc"
-	"wcmc/channel"
-	"wcmc/consensus"
-	"wcmc/model"
-	"wcmc/npy"
+	"github.com/wcmc-project/wcmc"
+	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/consensus"
+	"github.com/wcmc-project/wcmc/model"
+	"github.com/wcmc-project/wcmc/npy"
 )
 
 // stepsData is the small CSV data set the README walkthrough uses.

@@ -8,10 +8,10 @@ import (
 	"github.com/spf13/cobra"
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc"
-	"wcmc/channel"
-	"wcmc/experiment"
-	"wcmc/internal/memlimit"
+	"github.com/wcmc-project/wcmc"
+	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/experiment"
+	"github.com/wcmc-project/wcmc/internal/memlimit"
 )
 
 func newTransmitCmd() *cobra.Command {

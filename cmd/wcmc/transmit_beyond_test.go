@@ -10,8 +10,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"wcmc"
-	"wcmc/channel"
+	"github.com/wcmc-project/wcmc"
+	"github.com/wcmc-project/wcmc/channel"
 )
 
 // The channel models beyond the paper from the command line: the flags

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // buildInfo is what the binary knows of its build: the module version,

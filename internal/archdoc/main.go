@@ -46,6 +46,10 @@ type Package struct {
 	Layer   int
 }
 
+// shortPath names a package of module mod as the document does: its
+// import path with the module path written "wcmc".
+func shortPath(mod, p string) string { return "wcmc" + strings.TrimPrefix(p, mod) }
+
 // modulePath reads the module path from root/go.mod.
 func modulePath(root string) (string, error) {
 	f, err := os.Open(filepath.Join(root, "go.mod"))
@@ -96,16 +100,16 @@ func Graph(root string) ([]Package, error) {
 			return err
 		}
 		ip := path.Join(mod, filepath.ToSlash(rel))
-		pkg := Package{Path: ip, Name: p.Name}
+		pkg := Package{Path: shortPath(mod, ip), Name: p.Name}
 		for _, imp := range p.Imports {
 			if imp == mod || strings.HasPrefix(imp, mod+"/") {
-				pkg.Imports = append(pkg.Imports, imp)
+				pkg.Imports = append(pkg.Imports, shortPath(mod, imp))
 			} else {
 				pkg.Others = append(pkg.Others, imp)
 			}
 		}
-		imports[ip] = pkg.Imports
-		info[ip] = pkg
+		imports[pkg.Path] = pkg.Imports
+		info[pkg.Path] = pkg
 		return nil
 	})
 	if err != nil {

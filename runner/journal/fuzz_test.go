@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"wcmc/runner"
-	"wcmc/runner/internal/sweeptest"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner/internal/sweeptest"
 )
 
 func FuzzReadJournal(f *testing.F) {

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"wcmc/internal/atomicfile"
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/internal/atomicfile"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // Identity describes a journaled run: what must match for a resume or a

@@ -35,8 +35,8 @@ import (
 	"strconv"
 	"time"
 
-	"wcmc/internal/atomicfile"
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/internal/atomicfile"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // Format is the version of the journal and identity file format written:

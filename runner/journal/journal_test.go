@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"wcmc/runner"
-	"wcmc/runner/internal/sweeptest"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner/internal/sweeptest"
 )
 
 // infoSpec is noiseSpec with richer diagnostics (ints, slices, a struct, a

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // Shard outputs (see Options.Shard and Options.Dir) are merged from their

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"wcmc/runner"
-	"wcmc/runner/internal/sweeptest"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner/internal/sweeptest"
 )
 
 // shardDirs runs every shard of count in its own directory.

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"wcmc/internal/atomicfile"
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/internal/atomicfile"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // ErrUnfinished is wrapped by the error of a fresh run (Options.Resume

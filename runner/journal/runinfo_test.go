@@ -5,8 +5,8 @@ import (
 	"reflect"
 	"testing"
 
-	"wcmc/runner"
-	"wcmc/runner/internal/sweeptest"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner/internal/sweeptest"
 )
 
 // TestRunInfoSurvivesResumeAndMerge: what Setup reports is the same for an

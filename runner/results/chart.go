@@ -9,9 +9,9 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 	"gonum.org/v1/plot/vg"
 
-	"wcmc/figure"
-	"wcmc/runner"
-	"wcmc/scheme"
+	"github.com/wcmc-project/wcmc/figure"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/scheme"
 )
 
 // Band selects what the shaded band around each mean shows.

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"wcmc/experiment"
-	"wcmc/runner"
-	"wcmc/runner/results"
-	"wcmc/scheme"
+	"github.com/wcmc-project/wcmc/experiment"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner/results"
+	"github.com/wcmc-project/wcmc/scheme"
 )
 
 // protocolSpec is a spec whose results name WVCMC under three protocols,

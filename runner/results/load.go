@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // ErrMismatch is matched (errors.Is) by the error LoadMatching returns when

@@ -15,9 +15,9 @@ import (
 	"strings"
 	"testing"
 
-	"wcmc/runner"
-	"wcmc/runner/internal/sweeptest"
-	"wcmc/runner/results"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner/internal/sweeptest"
+	"github.com/wcmc-project/wcmc/runner/results"
 )
 
 // writtenRun runs noiseSpec with opts and writes its files to a temporary

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"wcmc/runner"
-	"wcmc/runner/internal/sweeptest"
-	"wcmc/runner/results"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner/internal/sweeptest"
+	"github.com/wcmc-project/wcmc/runner/results"
 )
 
 // TestRunInfoRoundTrip: what Setup reported goes to ID.json under

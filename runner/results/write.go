@@ -20,9 +20,9 @@ import (
 	"strconv"
 	"time"
 
-	"wcmc/figure"
-	"wcmc/internal/atomicfile"
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/figure"
+	"github.com/wcmc-project/wcmc/internal/atomicfile"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // CSVHeader and SummaryHeader are the header lines of DIR/ID.csv and

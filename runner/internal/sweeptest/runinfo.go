@@ -4,7 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // Reporting returns spec with a Setup state that reports on itself

@@ -11,8 +11,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"wcmc/runner"
-	"wcmc/runner/results"
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner/results"
 )
 
 // Noise is a toy experiment: scheme "a" reports x + N(0,1) draws, scheme
