@@ -127,6 +127,7 @@ func Run(ctx context.Context, specs []runner.Spec, cfg Config, log io.Writer) (*
 		failed        []string
 		warnedVersion bool
 		otherVersions = map[string][]string{} // version → experiments reused from it
+		byID          = map[string]*runner.Result{}
 	)
 	for i, j := range jobs {
 		tag := fmt.Sprintf("[%d/%d] %s", i+1, len(jobs), j.spec.ID)
@@ -138,7 +139,17 @@ func Run(ctx context.Context, specs []runner.Spec, cfg Config, log io.Writer) (*
 			}
 			continue
 		}
-		res, reused, err := runOne(ctx, j.plan, j.opts, figureOptions{results.Options{Band: cfg.Band}, cfg.RedrawFigures}, cfg.Out, tag, cfg.ReuseVersions, log)
+		fig := figureOptions{results.Options{Band: cfg.Band}, cfg.RedrawFigures}
+		var (
+			res    *runner.Result
+			reused bool
+		)
+		if shared := sameRun(byID[j.spec.StreamID()], j.plan); shared != nil {
+			fmt.Fprintf(log, "%s: the results of %s (the same streams, parameters, seed and trials)\n", tag, j.spec.StreamID())
+			res, reused, err = shared, true, writeResult(cfg.Out, shared, fig.Options, log)
+		} else {
+			res, reused, err = runOne(ctx, j.plan, j.opts, fig, cfg.Out, tag, cfg.ReuseVersions, log)
+		}
 		if reused && !warnedVersion && !runner.VersionTracksCode() {
 			warnedVersion = true
 			fmt.Fprintf(log, "note: stored results are matched on the wcmc version %q, which does not change with the code (a build without its git commit: go run, -buildvcs=false, or a modified tree): after changing the code, reproduce into a new --out\n", runner.Version)
@@ -153,6 +164,7 @@ func Run(ctx context.Context, specs []runner.Spec, cfg Config, log io.Writer) (*
 			continue
 		}
 		runs = append(runs, report.Run{Spec: j.spec, Result: res})
+		byID[j.spec.ID] = res
 		if v := res.ComputedBy(); v != runner.Version {
 			otherVersions[v] = append(otherVersions[v], j.spec.ID)
 		}
@@ -280,4 +292,23 @@ func plan(specs []runner.Spec, cfg Config, log io.Writer) ([]job, []string, erro
 		jobs = append(jobs, job{spec: spec, plan: plan, opts: opts})
 	}
 	return jobs, settings, nil
+}
+
+// sameRun returns res as the result of plan when plan's spec draws res's
+// streams (runner.Spec.Streams) with the same parameters, seed, trials and
+// quick flag — the same computation — and nil otherwise.
+func sameRun(res *runner.Result, plan *runner.Plan) *runner.Result {
+	if res == nil || plan.Spec.StreamID() != res.Spec.ID || res.Seed != plan.Seed || res.Trials != plan.Trials || res.Quick != plan.Quick ||
+		len(res.Spec.Params) != len(plan.Spec.Params) {
+		return nil
+	}
+	for _, p := range plan.Spec.Params {
+		if !slices.ContainsFunc(res.Spec.Params, func(q runner.Param) bool { return q.Name == p.Name && q.Kind == p.Kind }) ||
+			!p.SameValue(res.Values.Raw(p.Name), plan.Values.Raw(p.Name)) {
+			return nil
+		}
+	}
+	out := *res
+	out.Spec = plan.Spec
+	return &out
 }

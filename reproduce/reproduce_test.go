@@ -416,3 +416,43 @@ func TestReuseVersion(t *testing.T) {
 		t.Errorf("without --reuse-version: %v\n%s", err, log)
 	}
 }
+
+// A spec that draws another's streams (runner.Spec.Streams) with the same
+// settings is the same computation: reproduce shows the other's result
+// under its own ID instead of computing it again, and computed on its own
+// it gives the same numbers.
+func TestSharedStreams(t *testing.T) {
+	base, err := experiment.Lookup("gauss-snr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := base
+	view.ID, view.Figure, view.Streams = "gauss-snr-view", "Fig. 3", "gauss-snr"
+	specs := []runner.Spec{base, view}
+	var log bytes.Buffer
+	dir := t.TempDir()
+	cfg := quick(dir, "gauss-snr", "gauss-snr-view")
+	if _, err := Run(context.Background(), specs, cfg, &log); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if !strings.Contains(log.String(), "gauss-snr-view: the results of gauss-snr") || strings.Count(log.String(), "running") != 1 {
+		t.Errorf("the view was computed again:\n%s", log.String())
+	}
+	rows := func(dir, id string) string {
+		b, err := os.ReadFile(filepath.Join(dir, id+".csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.ReplaceAll(string(b), id+",", "ID,")
+	}
+	if rows(dir, "gauss-snr") != rows(dir, "gauss-snr-view") {
+		t.Error("the view's rows differ from the run it shows")
+	}
+	alone := t.TempDir()
+	if _, err := Run(context.Background(), specs, quick(alone, "gauss-snr-view"), io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if rows(alone, "gauss-snr-view") != rows(dir, "gauss-snr") {
+		t.Error("computed on its own, the view gives other numbers than the run it shares streams with")
+	}
+}

@@ -20,7 +20,7 @@ func (p *Plan) RunTask(ctx context.Context, shared any, k TaskKey) (TaskResult, 
 		X:      k.X,
 		Point:  k.Point,
 		Trial:  k.Trial,
-		Rng:    TaskRng(p.Seed, p.Spec.ID, k.Trial),
+		Rng:    TaskRng(p.Seed, p.Spec.StreamID(), k.Trial),
 		Shared: shared,
 		Ctx:    ctx,
 	}, nil)
@@ -49,7 +49,7 @@ func (p *Plan) RunTrajectory(ctx context.Context, shared any, keys []TaskKey) ([
 		X:      math.NaN(),
 		Point:  -1,
 		Trial:  trial,
-		Rng:    TaskRng(p.Seed, p.Spec.ID, trial),
+		Rng:    TaskRng(p.Seed, p.Spec.StreamID(), trial),
 		Shared: shared,
 		Ctx:    ctx,
 	}, all)
@@ -290,7 +290,7 @@ func (p *Plan) Collect(tasks []TaskResult, start time.Time, opts Options) *Resul
 // Run validates the parameters (see Resolve), calls Spec.Setup once, runs
 // every (point, trial) task of opts.Shard on a worker pool, and returns the
 // collected result. The result is identical for any Workers or GOMAXPROCS:
-// each task's rng derives from (Seed, spec ID, trial) (see TaskRng) and
+// each task's rng derives from (Seed, spec's StreamID, trial) (see TaskRng) and
 // the records are ordered by (point, trial). Skip notes are printed once to
 // opts.Progress. Package journal runs the same sweep durably.
 func Run(ctx context.Context, spec Spec, opts Options) (*Result, error) {

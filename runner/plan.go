@@ -81,7 +81,7 @@ func (p *Plan) Setup() (any, error) {
 	if p.Spec.Setup == nil {
 		return nil, nil
 	}
-	shared, err := p.Spec.Setup(p.Values, SetupRng(p.Seed, p.Spec.ID))
+	shared, err := p.Spec.Setup(p.Values, SetupRng(p.Seed, p.Spec.StreamID()))
 	if err != nil {
 		return nil, fmt.Errorf("experiment %s: setup: %w", p.Spec.ID, err)
 	}

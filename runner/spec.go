@@ -51,7 +51,14 @@ type Param struct {
 
 // Spec describes one experiment.
 type Spec struct {
-	ID          string // e.g. "gauss-snr"
+	ID string // e.g. "gauss-snr"
+	// Streams, if set, is the ID whose random streams the run draws
+	// (SetupRng, TaskRng) instead of ID's: a spec that shows another
+	// run's results from another angle (another main metric, the same
+	// computation) sets it to that spec's ID, so that at the same
+	// parameters and seed the two compute the same numbers and one
+	// result can serve both (package reproduce reuses it).
+	Streams     string
 	Figure      string // e.g. "Fig. 3"
 	Description string // one line
 	// X names the swept parameter (one of Params, Kind Int or Float). Its
@@ -262,3 +269,12 @@ func (s Spec) Check() error {
 // Deprecated: use TaskOutput. The alias stays until the last user outside
 // this module's reviewed packages (bench/taskprof) has moved.
 type Outcome = TaskOutput
+
+// StreamID returns the ID that names the spec's random streams: Streams,
+// or ID when it is unset.
+func (s Spec) StreamID() string {
+	if s.Streams != "" {
+		return s.Streams
+	}
+	return s.ID
+}

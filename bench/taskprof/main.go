@@ -117,7 +117,7 @@ func run(id string, quick bool, points string, trials int, profile string, sets 
 	w0, c0 := time.Now(), cpu()
 	pprof.Do(ctx, pprof.Labels("stage", "setup"), func(context.Context) {
 		if spec.Setup != nil {
-			shared, setupErr = spec.Setup(v, runner.SetupRng(0, spec.ID))
+			shared, setupErr = spec.Setup(v, runner.SetupRng(0, spec.StreamID()))
 		}
 	})
 	setupWall, setupCPU := time.Since(w0), cpu()-c0
@@ -136,11 +136,11 @@ func run(id string, quick bool, points string, trials int, profile string, sets 
 			where := fmt.Sprintf("%s = %s", v.XName(), runner.FormatX(xs[point]))
 			if spec.Trajectory {
 				task.X = math.NaN()
-				task.Rng = runner.TaskRng(0, spec.ID, trial)
+				task.Rng = runner.TaskRng(0, spec.StreamID(), trial)
 				where = "trajectory " + v.Raw(v.XName())
 			} else {
 				task.Params = v.With(v.XName(), runner.FormatX(xs[point]))
-				task.Rng = runner.TaskRng(0, spec.ID, trial)
+				task.Rng = runner.TaskRng(0, spec.StreamID(), trial)
 			}
 			var runErr error
 			w0, c0 := time.Now(), cpu()
