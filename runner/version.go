@@ -7,7 +7,7 @@ import (
 
 // Version is the wcmc version recorded in every run's JSON and compared
 // before stored results are reused. A release sets it at build time with
-// -ldflags "-X wcmc/runner.Version=…". Otherwise it is "dev", refined by
+// -ldflags "-X github.com/wcmc-project/wcmc/runner.Version=…". Otherwise it is "dev", refined by
 // init to "dev-<commit>" when the binary carries its git revision (go build
 // in a checkout stamps it; go run does not), with "+modified" when the
 // tree had uncommitted changes.
