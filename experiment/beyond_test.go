@@ -175,7 +175,7 @@ func TestBeyondParametersChecked(t *testing.T) {
 		{[]string{"peak_power=20"}, "rayleigh"},
 		{[]string{"fading=rician", "k_factor=2"}, "complex"},
 	} {
-		_, _, err := runner.Resolve(Validated(spec), c.sets, true, 1)
+		_, _, err := runner.Resolve(spec, c.sets, true, 1)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want an error mentioning %q", c.sets, err, c.want)
 		}
@@ -232,7 +232,7 @@ func TestPowerControlOutage(t *testing.T) {
 // decoded sample equal to the sample) does not.
 func TestFreshMomentMatchesMeasured(t *testing.T) {
 	const k, n, fresh = 3, 600, 200000
-	p, err := newGaussProblem(3, k, false)
+	p, err := newGaussProblem(gaussConfig{d: 3, k: k})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -48,16 +47,6 @@ type cmcConfig struct {
 	spreadDB float64
 	// digital configures the digital baselines (nil: not run).
 	digital *digitalConfig
-}
-
-// readBeyond sets the settings of the models beyond the paper that are
-// not part of the channel configuration: the SNR spread and the digital
-// baselines.
-func (c *cmcConfig) readBeyond(v runner.Values) error {
-	c.spreadDB = v.Float("snr_spread_db")
-	var err error
-	c.digital, err = digitalSettings(v)
-	return err
 }
 
 // schemeOutput is what one scheme produced: the learned map, the link it
@@ -295,40 +284,6 @@ func (o *cmcOutput) variational(rng *rand.Rand, name string, cfg cmcConfig, rx *
 	return nil
 }
 
-// enabledSchemes parses the "schemes" parameter ("all" or a comma list)
-// and checks the "protocols" parameter under which the WVCMC schemes run.
-// With digital=true the digital baselines (scheme.Digital) are known too,
-// and "all" includes them; without it, naming one is an error.
-func enabledSchemes(v runner.Values, known []string) (map[string]bool, error) {
-	if _, err := parseProtocols(v); err != nil {
-		return nil, err
-	}
-	digitalOn := hasParam(v, "digital") && v.Bool("digital")
-	if digitalOn {
-		known = withDigital(known)
-	}
-	raw := strings.TrimSpace(v.String("schemes"))
-	out := map[string]bool{}
-	if raw == "all" {
-		for _, s := range known {
-			out[s] = true
-		}
-		return out, nil
-	}
-	for _, s := range strings.Split(raw, ",") {
-		s = strings.TrimSpace(s)
-		switch {
-		case slices.Contains(known, s):
-			out[s] = true
-		case scheme.IsDigital(s) && hasParam(v, "digital"):
-			return nil, fmt.Errorf("schemes: %s is a digital baseline: set digital=true to run it", s)
-		default:
-			return nil, fmt.Errorf("schemes: unknown scheme %q (known: %s)", s, strings.Join(known, ", "))
-		}
-	}
-	return out, nil
-}
-
 func startName(rx *channel.Received, fallback bool) string {
 	switch {
 	case fallback:
@@ -383,31 +338,6 @@ func fitInfo(fit *consensus.Fit) map[string]any {
 		}
 	}
 	return info
-}
-
-// optimizerFor reads the WVCMC optimiser settings for access "oma" or
-// "noma" (parameters optimizer, eta_<access>, iters_<access>, adam_step,
-// lbfgs_iters, holdout); batch is N_b for sgd and adam (0 = full batch).
-// The parameters' 0 (holdout = 0, iters_<access> = 0) means none, which
-// consensus.Settings spells consensus.Off.
-func optimizerFor(v runner.Values, access string, batch int) consensus.Settings {
-	holdout := zeroOff(v.Float("holdout"))
-	iters := zeroOff(v.Int("iters_" + access))
-	switch v.String("optimizer") {
-	case consensus.NameSGD:
-		return consensus.Paper(v.Float("eta_"+access), iters, batch)
-	case consensus.NameAdam:
-		return consensus.Settings{Method: consensus.Adam{Step: v.Float("adam_step"), Iters: iters, BatchSize: batch}, Holdout: holdout}
-	}
-	return consensus.Settings{Method: consensus.LBFGS{Iters: v.Int("lbfgs_iters")}, Holdout: holdout}
-}
-
-// zeroOff maps a parameter's 0 ("none") to consensus.Off.
-func zeroOff[T int | float64](x T) T {
-	if x == 0 {
-		return consensus.Off
-	}
-	return x
 }
 
 // taskContext is the task's context (context.Background without one).
@@ -474,24 +404,4 @@ func (o *cmcOutput) applyFresh(rng *rand.Rand, link channel.Config, fresh []*mat
 		out[name] = so.m.Apply(rx)
 	}
 	return out, nil
-}
-
-// caption is the line under every figure: how WVCMC was optimised and the
-// link, so that a figure says which procedure produced it.
-func caption(v runner.Values) string {
-	var opt string
-	switch v.String("optimizer") {
-	case consensus.NameSGD:
-		opt = fmt.Sprintf("WVCMC: paper's SGD, η = %s (OMA) / %s (NOMA), t_m = %s / %s",
-			v.Raw("eta_oma"), v.Raw("eta_noma"), v.Raw("iters_oma"), v.Raw("iters_noma"))
-	case consensus.NameAdam:
-		opt = fmt.Sprintf("WVCMC: Adam, relative step %s, held out %s", v.Raw("adam_step"), v.Raw("holdout"))
-	default:
-		opt = fmt.Sprintf("WVCMC: L-BFGS, held out %s", v.Raw("holdout"))
-	}
-	// Other protocols' curves carry their names (.paper, .converged).
-	if ps, err := parseProtocols(v); err == nil && (len(ps) > 1 || ps[0] != scheme.Default) {
-		opt = "protocols " + scheme.Join(ps, ", ") + " (default = " + strings.TrimPrefix(opt, "WVCMC: ") + ")"
-	}
-	return fmt.Sprintf("%s; %s fading, l = %s, P = %s%s", opt, v.Raw("fading"), v.Raw("repetition"), v.Raw("power"), beyondCaption(v))
 }

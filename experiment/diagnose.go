@@ -8,25 +8,28 @@ import (
 	"github.com/wcmc-project/wcmc/diagnostics"
 )
 
-// The convergence diagnostics recorded with a run (diagnostics.SummarizeChains
-// on each chain, split in two halves): per task under the info key
-// "workers" (workerDiagnostics), once per run under the run info key
-// "reference" (referenceDiagnostics). Package report reads both back
+// The convergence diagnostics recorded with a run
+// (diagnostics.SummarizeChains on a posterior's chains, each split in two
+// halves, so that with one chain R̂ compares its halves and with several
+// it compares the chains too): per task under the info key "workers"
+// (workerDiagnostics), once per run under the run info key "reference"
+// (referenceDiagnostics). Package report reads both back
 // (report.ConvergenceOf), by the keys below.
 
-// workerDiagnostics summarises the convergence of each worker's chain
-// (diagnostics.SummarizeChains on its S draws, split in two halves): per
-// worker the largest split-R̂ and the smallest bulk and tail ESS over the
-// parameters, and which workers miss diagnostics.Recommended (R̂ > 1.01 or
-// an ESS < 400). It goes into the task's results JSON under "workers".
-func workerDiagnostics(samples []*mat.Dense) (map[string]any, error) {
-	k := len(samples)
+// workerDiagnostics summarises the convergence of each worker's chains
+// (chains[w], the views of its S draws): per worker the largest split-R̂
+// and the smallest bulk and tail ESS over the parameters, and which
+// workers miss diagnostics.Recommended (R̂ > 1.01 or an ESS < 400). It
+// goes into the task's results JSON under "workers", with "chains", the
+// chains per worker, when there are several.
+func workerDiagnostics(chains [][]*mat.Dense) (map[string]any, error) {
+	k := len(chains)
 	maxRhat := make([]float64, k)
 	minBulk := make([]float64, k)
 	minTail := make([]float64, k)
 	var flagged []any
-	for w, s := range samples {
-		sums, err := diagnostics.SummarizeChains([]*mat.Dense{s})
+	for w, c := range chains {
+		sums, err := diagnostics.SummarizeChains(c)
 		if err != nil {
 			return nil, err
 		}
@@ -36,31 +39,35 @@ func workerDiagnostics(samples []*mat.Dense) (map[string]any, error) {
 			flagged = append(flagged, w+1)
 		}
 	}
-	return map[string]any{
+	info := map[string]any{
 		"max_rhat":          maxRhat,
 		"min_ess_bulk":      minBulk,
 		"min_ess_tail":      minTail,
 		"below_recommended": flagged,
 		"recommended":       recommended(),
-	}, nil
+	}
+	if k > 0 && len(chains[0]) > 1 {
+		info["chains"] = len(chains[0])
+	}
+	return info, nil
 }
 
-// referenceDiagnostics summarises the convergence of the reference chain
-// (its S_g draws, one per row, drawn by method): the largest split-R̂ (of
-// the chain's two halves) and the smallest bulk and tail ESS over the
-// parameters, and the parameters (theta[j], 1-based) that miss
-// diagnostics.Recommended. The run's results JSON holds it under
+// referenceDiagnostics summarises the convergence of the reference chains
+// (their draws, one per row, drawn by method): the largest split-R̂ and
+// the smallest bulk and tail ESS over the parameters, and the parameters
+// (theta[j], 1-based) that miss diagnostics.Recommended, with the number
+// of chains and of draws per chain. The run's results JSON holds it under
 // run_info.reference.
-func referenceDiagnostics(ref *mat.Dense, method string) (map[string]any, error) {
-	sums, err := diagnostics.SummarizeChains([]*mat.Dense{ref})
+func referenceDiagnostics(chains []*mat.Dense, method string) (map[string]any, error) {
+	sums, err := diagnostics.SummarizeChains(chains)
 	if err != nil {
 		return nil, err
 	}
-	draws, d := ref.Dims()
+	draws, d := chains[0].Dims()
 	maxRhat, minBulk, minTail, below := worst(sums)
 	return map[string]any{
 		"sampler":           method,
-		"chains":            1,
+		"chains":            len(chains),
 		"draws":             draws,
 		"params":            d,
 		"max_rhat":          maxRhat,

@@ -41,7 +41,7 @@ func TestWorkerDiagnosticsFlagsAStuckChain(t *testing.T) {
 			stuck.Set(i, j, float64(i)/n)
 		}
 	}
-	info, err := workerDiagnostics([]*mat.Dense{good, stuck})
+	info, err := workerDiagnostics([][]*mat.Dense{{good}, {stuck}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestReferenceDiagnosticsNamesStuckParameters(t *testing.T) {
 		ref.Set(i, 0, math.Mod(float64(i)*0.6180339887, 1))
 		ref.Set(i, 1, float64(i)/n)
 	}
-	info, err := referenceDiagnostics(ref, "gibbs")
+	info, err := referenceDiagnostics([]*mat.Dense{ref}, "gibbs")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,17 +43,15 @@ type digitalConfig struct {
 	sideBits  float64
 }
 
-// digitalSettings reads the digital parameters: nil when the experiment
-// has none or digital is false.
-func digitalSettings(v runner.Values) (*digitalConfig, error) {
-	if !hasParam(v, "digital") || !v.Bool("digital") {
-		return nil, nil
+// decodeDigital reads the digital parameters (digitalParams): nil when
+// digital is false.
+func decodeDigital(v runner.Values, p *problems) *digitalConfig {
+	if !v.Bool("digital") {
+		return nil
 	}
 	c, err := digital.ParseCapacity(v.String("digital_capacity"))
-	if err != nil {
-		return nil, err
-	}
-	return &digitalConfig{capacity: c, quantizer: v.String("digital_quantizer"), sideBits: v.Float("side_info_bits")}, nil
+	p.add("digital_capacity", err)
+	return &digitalConfig{capacity: c, quantizer: v.String("digital_quantizer"), sideBits: v.Float("side_info_bits")}
 }
 
 // quantizer returns the quantiser named q.

@@ -48,7 +48,7 @@ func gaussSpec(id, fig, desc, x, xlabel string, logx bool, subpost, tList, snr s
 	}
 	params = append(params, optimizerParams("lbfgs", gaussConvergedTol)...)
 	params = append(params, linkParams("flat", "1", snr)...)
-	return runner.Spec{
+	spec := runner.Spec{
 		ID: id, Figure: fig, Description: desc,
 		X: x, XLabel: xlabel, LogX: logx,
 		Metrics: []string{"err2", "err2_fresh"},
@@ -60,16 +60,39 @@ func gaussSpec(id, fig, desc, x, xlabel string, logx bool, subpost, tList, snr s
 		Params:  params,
 		Trials:  100,
 		Quick:   quick,
-		Validate: func(v runner.Values) error {
-			_, err := enabledSchemes(v, wirelessSchemes)
-			return err
-		},
-		Setup: func(v runner.Values, _ *rand.Rand) (any, error) {
-			return newGaussProblem(v.Int("d"), v.Int("K"), v.String("subposteriors") == "homogeneous")
-		},
-		Run:     runGaussTrial,
-		Caption: caption,
 	}
+	return typedSpec[gaussConfig, *gaussProblem]{
+		decode:  decodeGauss,
+		check:   gaussConfig.check,
+		setup:   func(sw sweep[gaussConfig], _ *rand.Rand) (*gaussProblem, error) { return newGaussProblem(sw.points[0]) },
+		run:     runGaussTrial,
+		caption: gaussConfig.caption,
+	}.bind(spec)
+}
+
+// gaussConfig is the configuration of a Gaussian experiment at one sweep
+// point.
+type gaussConfig struct {
+	wirelessConfig
+	d, k, t     int  // dimension, workers, communication blocks T
+	homogeneous bool // every worker's subposterior is C_0 = K C
+}
+
+func decodeGauss(v runner.Values, p *problems) gaussConfig {
+	return gaussConfig{
+		wirelessConfig: decodeWireless(v, wirelessSchemes, true, p),
+		d:              v.Int("d"),
+		k:              v.Int("K"),
+		t:              v.Int("T"),
+		homogeneous:    v.String("subposteriors") == "homogeneous",
+	}
+}
+
+// check reports the link's limits and sizes that do not fit in memory.
+func (c gaussConfig) check(p *problems) {
+	c.wirelessConfig.check(c.d, "", c.k, p)
+	l := c.link.channel.Repetition
+	memoryNeed{sizes: []size{{"T", c.t}, {"K", c.k}, {"d", c.d}, {"repetition", l}}, k: c.k, s: c.t, d: c.d, l: l}.check(p)
 }
 
 // gaussProblem holds the subposteriors and the global posterior.
@@ -89,7 +112,9 @@ func toeplitz(d int, rho float64) *mat.SymDense {
 	return c
 }
 
-func newGaussProblem(d, k int, homogeneous bool) (*gaussProblem, error) {
+// newGaussProblem builds the subposteriors of c (d, K, subposteriors).
+func newGaussProblem(cfg gaussConfig) (*gaussProblem, error) {
+	d, k, homogeneous := cfg.d, cfg.k, cfg.homogeneous
 	prec := mat.NewSymDense(d, nil)
 	covs := make([]*mat.SymDense, k)
 	for i := range k {
@@ -133,41 +158,17 @@ func newGaussProblem(d, k int, homogeneous bool) (*gaussProblem, error) {
 	return p, nil
 }
 
-func runGaussTrial(t runner.Task) (runner.TaskOutput, error) {
-	v := t.Params
-	p := t.Shared.(*gaussProblem)
-	enabled, err := enabledSchemes(v, wirelessSchemes)
-	if err != nil {
-		return runner.TaskOutput{}, err
-	}
-	k := v.Int("K")
-	T := v.Int("T")
-	link, err := linkConfig(v)
-	if err != nil {
-		return runner.TaskOutput{}, err
-	}
+func runGaussTrial(c gaussConfig, p *gaussProblem, t runner.Task) (runner.TaskOutput, error) {
+	k, T := c.k, c.t
+	link := c.link.channel
 	// Every worker draws T exact samples; OMA sends the first ⌊T/K⌋.
 	sampleRng := seed.Split(t.Rng)
 	samples := make([]*mat.Dense, k)
 	for i, g := range p.sub {
 		samples[i] = drawGaussian(sampleRng, g, T)
 	}
-	runs, err := protocolRuns(v, 0, 1)
-	if err != nil {
-		return runner.TaskOutput{}, err
-	}
-	cfg := cmcConfig{
-		link:      link,
-		target:    p.global,
-		protocols: runs,
-		enabled:   enabled,
-		omaPerWkr: T / k,
-		nomaPerWk: T,
-		ctx:       taskContext(t),
-	}
-	if err := cfg.readBeyond(v); err != nil {
-		return runner.TaskOutput{}, err
-	}
+	runs := c.opt.runs(0, 1)
+	cfg := c.cmc(taskContext(t), p.global, runs, T/k, T)
 	out, err := runCMC(t.Rng, samples, cfg)
 	if err != nil {
 		return runner.TaskOutput{}, err

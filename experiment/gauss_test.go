@@ -76,7 +76,7 @@ func TestGaussBlocksOMANotApplicableBelowK(t *testing.T) {
 
 func TestGaussProblemCovariances(t *testing.T) {
 	for _, homo := range []bool{false, true} {
-		p, err := newGaussProblem(5, 10, homo)
+		p, err := newGaussProblem(gaussConfig{d: 5, k: 10, homogeneous: homo})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +100,7 @@ func TestGaussProblemCovariances(t *testing.T) {
 	}
 	// Worker 1 has ρ = 0 (C_1 = I); worker K has ρ = 0.9 on the first
 	// off-diagonal.
-	p, _ := newGaussProblem(5, 10, false)
+	p, _ := newGaussProblem(gaussConfig{d: 5, k: 10})
 	if c := p.sub[0].Cov(); c.At(0, 1) != 0 || c.At(0, 0) != 1 {
 		t.Fatal("C_1 is not the identity")
 	}

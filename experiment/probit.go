@@ -8,12 +8,10 @@ import (
 
 	"github.com/wcmc-project/wcmc/channel"
 	"github.com/wcmc-project/wcmc/consensus"
-	"github.com/wcmc-project/wcmc/dataset"
 	"github.com/wcmc-project/wcmc/internal/seed"
 	"github.com/wcmc-project/wcmc/metric"
 	"github.com/wcmc-project/wcmc/model"
 	"github.com/wcmc-project/wcmc/runner"
-	"github.com/wcmc-project/wcmc/sampler"
 	"github.com/wcmc-project/wcmc/scheme"
 )
 
@@ -94,6 +92,12 @@ func probitParams() []runner.Param {
 		intParam("burnin", "100", "burn-in transitions of every chain (workers and reference; HMC adapts its step during them)", 0),
 		choiceParam("sampler", "gibbs", "workers' sampler: gibbs (Albert–Chib, the paper's) or hmc (Laplace-preconditioned HMC, for posteriors where Gibbs mixes slowly)", "gibbs", "hmc"),
 		choiceParam("ref_sampler", "gibbs", "sampler of the S_g reference samples: gibbs or hmc", "gibbs", "hmc"),
+	}
+	ps = append(ps, added(
+		intParam("chains", "1", "Markov chains per worker: its S draws (and its fresh draws) come from this many chains of S/chains draws each, each on its own stream after its own burn-in, the first started at the mode, the others dispersed around it (as wcmc sample --chains); must divide T (S in the gradient experiments); the rows alternate between the chains, so OMA's first ⌊T/K⌋ hold nearly equal shares; the workers' R̂ in the results is then across chains", 1),
+		intParam("ref_chains", "1", "Markov chains of the reference, started as those of chains: ref_samples/ref_chains draws each (must divide ref_samples); R̂ in run_info.reference is then across chains", 1),
+	)...)
+	ps = append(ps,
 		intParam("fresh_factor", "10", "fresh signals per learned map, as a multiple of S (for err2_fresh, kl_fresh)", 1),
 		runner.Param{Name: "batch_frac", Kind: runner.Float, Default: "0", Doc: "WVCMC minibatch N_b as a fraction of N for sgd/adam (0 = full batch; lbfgs always uses full batches)", Min: 0, Max: 1, HasMin: true, HasMax: true},
 		positiveParam("eta_oma", "1e-6", "WVCMC-OMA step η for optimizer=sgd (paper: 1e-6)"),
@@ -102,7 +106,7 @@ func probitParams() []runner.Param {
 		intParam("iters_oma", "50", "WVCMC-OMA iterations t_m for sgd/adam (paper: 50)", 0),
 		intParam("iters_noma", "50", "WVCMC-NOMA iterations t_m for sgd/adam (paper: 50)", 0),
 		stringParam("schemes", "all", "schemes to run: all, or a comma list of "+fmt.Sprint(probitSchemes)),
-	}
+	)
 	ps = append(ps, optimizerParams("lbfgs", probitConvergedTol)...)
 	return append(ps, linkParams("rayleigh", "2", "15")...)
 }
@@ -118,7 +122,7 @@ func probitSpec(pv probitVariant) runner.Spec {
 	if t, ok := pv.over["trials"]; ok {
 		fmt.Sscan(t, &trials)
 	}
-	return runner.Spec{
+	spec := runner.Spec{
 		ID: pv.id, Figure: pv.fig, Description: pv.desc,
 		X: pv.x, XLabel: pv.xlabel, LogX: pv.logx,
 		Metrics: probitMetrics, MetricLabel: probitMetricLabels,
@@ -126,86 +130,28 @@ func probitSpec(pv probitVariant) runner.Spec {
 		Params:  params,
 		Trials:  trials,
 		Quick:   pv.quick,
-		Validate: func(v runner.Values) error {
-			if _, err := enabledSchemes(v, probitSchemes); err != nil {
-				return err
-			}
-			return validateProbit(v)
+	}
+	return probitFamily(spec, decodeSynthetic)
+}
+
+// probitFamily binds a probit or MNIST spec over the link to its typed
+// configuration, with the data that data reads.
+func probitFamily(spec runner.Spec, data func(runner.Values) dataConfig) runner.Spec {
+	return typedSpec[probitConfig, *probitProblem]{
+		decode: decodeProbit(data),
+		check:  probitConfig.check,
+		setup: func(sw sweep[probitConfig], rng *rand.Rand) (*probitProblem, error) {
+			return newProbitProblem(sw.x, each(sw, func(c *probitConfig) *probitBase { return &c.probitBase }), rng)
 		},
-		Setup: func(v runner.Values, rng *rand.Rand) (any, error) {
-			return newProbitProblem(v, rng)
-		},
-		Run:     runProbitTrial,
-		Caption: caption,
-	}
+		run:     runProbitTrial,
+		caption: probitConfig.caption,
+	}.bind(spec)
 }
 
-// etaDivisor is K under eta_over_k (the paper's Fig. 6 steps η/K), else 1.
-func etaDivisor(v runner.Values) float64 {
-	if v.Bool("eta_over_k") {
-		return float64(v.Int("K"))
-	}
-	return 1
-}
-
-// validateProbit checks relations between parameters, for every point of
-// the sweep.
-func validateProbit(v runner.Values) error {
-	for _, x := range v.XList() {
-		if z := v.With(v.XName(), runner.FormatX(x)).Float("zeta"); z < 0 {
-			return fmt.Errorf("zeta = %g: the heterogeneity exponent must be ≥ 0", z)
-		}
-	}
-	if v.XName() == "N" {
-		return nil // checked point by point would need N per point; Setup checks
-	}
-	return checkWorkers(v, v.Int("N"))
-}
-
-// checkWorkers reports a sweep point with more workers than data points.
-func checkWorkers(v runner.Values, n int) error {
-	for _, x := range v.XList() {
-		if k := v.With(v.XName(), runner.FormatX(x)).Int("K"); k > n {
-			return fmt.Errorf("K = %d workers for N = %d data points: every worker needs data (K ≤ N)", k, n)
-		}
-	}
-	return nil
-}
-
-// probitProblem is the data and reference shared by every task of a run.
-type probitProblem struct {
-	train, test dataset.Set
-	global      *model.Probit
-	refMoment   *mat.SymDense // (1/S_g) Σ θ_g θ_gᵀ
-	refPred     []float64     // reference ensemble predictive on the test set
-
-	refDiag map[string]any // the reference chain's convergence (referenceDiagnostics)
-	draws   *sampleCache   // the workers' draws of the trials in flight
-}
-
-func newProbitProblem(v runner.Values, rng *rand.Rand) (*probitProblem, error) {
-	theta := dataset.ThetaStar(v.Int("d"))
-	train := dataset.Synthetic(rng, theta, v.Int("N"))
-	test := dataset.Synthetic(rng, theta, v.Int("n_test"))
-	return newProbitReference(train, test, v, rng)
-}
-
-func runProbitTrial(t runner.Task) (runner.TaskOutput, error) {
-	v := t.Params
-	p := t.Shared.(*probitProblem)
-	enabled, err := enabledSchemes(v, probitSchemes)
-	if err != nil {
-		return runner.TaskOutput{}, err
-	}
-	k, T := v.Int("K"), v.Int("T")
-	link, err := linkConfig(v)
-	if err != nil {
-		return runner.TaskOutput{}, err
-	}
-	omaS, nomaS := T/k, T
-	factor := v.Int("fresh_factor")
+func runProbitTrial(c probitConfig, p *probitProblem, t runner.Task) (runner.TaskOutput, error) {
+	omaS, nomaS := c.t/c.workers.k, c.t
 	// The same at every SNR of a trial: computed once (samplecache.go).
-	draws, err := p.trialDraws(t, k, nomaS, factor*nomaS)
+	draws, err := p.trialDraws(t, c.workers, nomaS, c.freshFactor*nomaS)
 	if err != nil {
 		return runner.TaskOutput{}, err
 	}
@@ -215,33 +161,19 @@ func runProbitTrial(t runner.Task) (runner.TaskOutput, error) {
 		return runner.TaskOutput{}, err
 	}
 
-	batch := int(v.Float("batch_frac")*float64(p.train.Len()) + 0.5)
-	runs, err := protocolRuns(v, batch, etaDivisor(v))
-	if err != nil {
-		return runner.TaskOutput{}, err
-	}
-	cfg := cmcConfig{
-		link:      link,
-		target:    p.global.Clone(),
-		protocols: runs,
-		enabled:   enabled,
-		omaPerWkr: omaS,
-		nomaPerWk: nomaS,
-		ctx:       taskContext(t),
-	}
-	if err := cfg.readBeyond(v); err != nil {
-		return runner.TaskOutput{}, err
-	}
+	batch := int(c.batchFrac*float64(p.train.Len()) + 0.5)
+	runs := c.opt.runs(batch, c.etaDivisor())
+	cfg := c.cmc(taskContext(t), p.global.Clone(), runs, omaS, nomaS)
 	out, err := runCMC(t.Rng, samples, cfg)
 	if err != nil {
 		return runner.TaskOutput{}, err
 	}
-	if enabled[SchemeBestSingle] {
+	if c.enabled[SchemeBestSingle] {
 		if err := out.bestSingle(p.refMoment); err != nil {
 			return runner.TaskOutput{}, err
 		}
 	}
-	freshTheta, err := out.applyFresh(freshRng, link, fresh, factor*omaS, factor*nomaS)
+	freshTheta, err := out.applyFresh(freshRng, c.link.channel, fresh, c.freshFactor*omaS, c.freshFactor*nomaS)
 	if err != nil {
 		return runner.TaskOutput{}, err
 	}
@@ -266,42 +198,6 @@ func runProbitTrial(t runner.Task) (runner.TaskOutput, error) {
 	return res, nil
 }
 
-// workerSamples partitions the training set and draws, on every worker's
-// shard, n samples of its subposterior (after burn-in) and then nFresh more
-// from the same chain (same stationary law), the chains running in
-// parallel with one stream each.
-func (p *probitProblem) workerSamples(v runner.Values, partRng *rand.Rand, rngs []*rand.Rand, n, nFresh int) (samples, fresh []*mat.Dense, err error) {
-	shards, err := partition(partRng, v, p.train)
-	if err != nil {
-		return nil, nil, err
-	}
-	k := len(shards)
-	chains := make([]sampler.Chain, k)
-	samples = make([]*mat.Dense, k)
-	fresh = make([]*mat.Dense, k)
-	for i, idx := range shards {
-		sh := p.train.Subset(idx)
-		// The 1/K-tempered prior: N(0, Kσ² I) (docs/MATH.md note 6).
-		if chains[i], err = newChain(v.String("sampler"), sh, float64(k)*v.Float("prior_var")); err != nil {
-			return nil, nil, fmt.Errorf("worker %d (%d points): %w", i+1, len(idx), err)
-		}
-		samples[i] = mat.NewDense(n, p.global.Dim(), nil)
-	}
-	if err := sampler.SampleChains(rngs, chains, samples, v.Int("burnin")); err != nil {
-		return nil, nil, err
-	}
-	if nFresh == 0 {
-		return samples, nil, nil
-	}
-	for i := range fresh {
-		fresh[i] = mat.NewDense(nFresh, p.global.Dim(), nil)
-	}
-	if err := sampler.SampleChains(rngs, chains, fresh, 0); err != nil {
-		return nil, nil, err
-	}
-	return samples, fresh, nil
-}
-
 // measure computes err2 and the predictive KL on the in-sample and the
 // fresh outputs of one scheme.
 func (p *probitProblem) measure(scheme string, theta, fresh *mat.Dense) ([]runner.Row, error) {
@@ -323,26 +219,6 @@ func (p *probitProblem) measure(scheme string, theta, fresh *mat.Dense) ([]runne
 			runner.Row{Scheme: scheme, Metric: "kl" + c.suffix, Value: kl})
 	}
 	return rows, nil
-}
-
-// partition splits the training set for one task.
-func partition(rng *rand.Rand, v runner.Values, train dataset.Set) ([][]int, error) {
-	k := v.Int("K")
-	if v.String("partition") == "heterogeneous" {
-		return dataset.PartitionHeterogeneous(rng, train.V, k, v.Float("zeta"))
-	}
-	return dataset.PartitionEqual(rng, train.Len(), k)
-}
-
-// workerStreams splits off rng the independent streams of the data
-// partition and of each of the k workers' chains.
-func workerStreams(rng *rand.Rand, k int) (part *rand.Rand, workers []*rand.Rand) {
-	part = seed.Split(rng)
-	workers = make([]*rand.Rand, k)
-	for i := range workers {
-		workers[i] = seed.Split(rng)
-	}
-	return part, workers
 }
 
 // bestSingle picks the worker whose decoded OMA samples E_k^† y_k have the
@@ -378,13 +254,4 @@ func (o *cmcOutput) bestSingle(ref *mat.SymDense) error {
 	o.schemes[SchemeBestSingle] = &schemeOutput{theta: bestMap.Apply(link), m: bestMap, rx: link}
 	o.info[SchemeBestSingle] = map[string]any{"worker": best + 1}
 	return nil
-}
-
-// newChain starts a chain on the probit posterior of a data set: Gibbs
-// (Albert–Chib) or Laplace-preconditioned HMC, both at the posterior mode.
-func newChain(kind string, set dataset.Set, priorVar float64) (sampler.Chain, error) {
-	if kind == "hmc" {
-		return sampler.NewProbitHMC(set.U, set.V, priorVar)
-	}
-	return sampler.NewGibbs(set.U, set.V, priorVar)
 }

@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/wcmc-project/wcmc/consensus"
@@ -55,11 +56,55 @@ func protocolsParam() runner.Param {
 			"results of paper and converged are named wvcmc-oma.paper, wvcmc-noma.converged, …")
 }
 
+// accessSteps are the paper's SGD settings for one access (OMA or NOMA):
+// the step η (eta_<access>) and the iterations t_m (iters_<access>, also
+// Adam's).
+type accessSteps struct {
+	eta   float64
+	iters int
+}
+
+// optimizerConfig is how WVCMC is optimised (optimizerParams, with the
+// experiment's eta_* and iters_*): the optimiser of the default protocol
+// and the protocols the run evaluates.
+type optimizerConfig struct {
+	method     string // consensus.NameLBFGS, NameAdam or NameSGD
+	adamStep   float64
+	lbfgsIters int
+	holdout    float64 // fraction held out (0 = none)
+	oma, noma  accessSteps
+
+	protocols      []scheme.Protocol // in scheme.Protocols order
+	convergedIters int
+	convergedTol   float64
+}
+
+// decodeOptimizer reads the optimiser and protocol parameters.
+func decodeOptimizer(v runner.Values, p *problems) optimizerConfig {
+	o := optimizerConfig{
+		method:         v.String("optimizer"),
+		adamStep:       v.Float("adam_step"),
+		lbfgsIters:     v.Int("lbfgs_iters"),
+		holdout:        v.Float("holdout"),
+		oma:            accessSteps{eta: v.Float("eta_oma"), iters: v.Int("iters_oma")},
+		noma:           accessSteps{eta: v.Float("eta_noma"), iters: v.Int("iters_noma")},
+		convergedIters: v.Int("converged_iters"),
+		convergedTol:   v.Float("converged_tol"),
+	}
+	var err error
+	o.protocols, err = parseProtocols(v.String("protocols"))
+	p.add("protocols", err)
+	if slices.Contains(o.protocols, scheme.Converged) && o.convergedTol >= 1 {
+		p.addf("converged_tol", "converged_tol = %g: must be below 1 (a fraction of the start's gradient norm)", o.convergedTol)
+	}
+	return o
+}
+
 // parseProtocols reads the "protocols" parameter: a non-empty comma list
 // of distinct protocol names, returned in scheme.Protocols order.
-func parseProtocols(v runner.Values) ([]scheme.Protocol, error) {
+func parseProtocols(list string) ([]scheme.Protocol, error) {
 	seen := map[scheme.Protocol]bool{}
-	for _, s := range strings.Split(v.String("protocols"), ",") {
+	for _, s := range strings.Split(list, ",") {
 		p, err := scheme.ParseProtocol(strings.TrimSpace(s))
 		if err != nil {
 			return nil, fmt.Errorf("protocols: %w", err)
@@ -78,54 +123,72 @@ func parseProtocols(v runner.Values) ([]scheme.Protocol, error) {
 	return out, nil
 }
 
-// protocolRuns returns the optimiser settings of every protocol the run
+// runs returns the optimiser settings of every protocol the run
 // evaluates. batch is N_b for the minibatch optimisers (0 = full batch);
-// the paper's steps eta_oma and eta_noma are divided by etaDiv wherever SGD
-// uses them (K under eta_over_k, else 1).
-func protocolRuns(v runner.Values, batch int, etaDiv float64) ([]protocolRun, error) {
-	ps, err := parseProtocols(v)
-	if err != nil {
-		return nil, err
-	}
-	runs := make([]protocolRun, len(ps))
-	for i, p := range ps {
+// the paper's steps η are divided by etaDiv wherever SGD uses them (K
+// under eta_over_k, else 1).
+func (o optimizerConfig) runs(batch int, etaDiv float64) []protocolRun {
+	runs := make([]protocolRun, len(o.protocols))
+	for i, p := range o.protocols {
 		r := protocolRun{protocol: p}
 		switch p {
 		case scheme.Default:
-			r.oma, r.noma = optimizerFor(v, "oma", batch), optimizerFor(v, "noma", batch)
+			r.oma, r.noma = o.settings(o.oma, batch), o.settings(o.noma, batch)
 		case scheme.Paper:
-			r.oma, r.noma = paperOptimizer(v, "oma", batch), paperOptimizer(v, "noma", batch)
+			r.oma, r.noma = paperOptimizer(o.oma, batch), paperOptimizer(o.noma, batch)
 		case scheme.Converged:
-			if tol := v.Float("converged_tol"); tol >= 1 {
-				return nil, fmt.Errorf("converged_tol = %g: must be below 1 (a fraction of the start's gradient norm)", tol)
-			}
-			r.oma, r.noma = convergedOptimizer(v), convergedOptimizer(v)
+			r.oma, r.noma = o.converged(), o.converged()
 		}
-		for _, o := range []*consensus.Settings{&r.oma, &r.noma} {
-			if m, ok := o.Method.(consensus.SGD); ok {
+		for _, s := range []*consensus.Settings{&r.oma, &r.noma} {
+			if m, ok := s.Method.(consensus.SGD); ok {
 				m.Step /= etaDiv
-				o.Method = m
+				s.Method = m
 			}
 		}
 		runs[i] = r
 	}
-	return runs, nil
+	return runs
 }
 
-// paperOptimizer is the paper's procedure for access "oma" or "noma":
-// SGD with step eta_<access> for iters_<access> iterations on minibatches
-// of batch (0 = full batch), no holdout (consensus.Paper).
-func paperOptimizer(v runner.Values, access string, batch int) consensus.Settings {
-	return consensus.Paper(v.Float("eta_"+access), zeroOff(v.Int("iters_"+access)), batch)
+// settings is the default protocol's optimiser for an access with steps
+// a: optimizer with its parameters (eta and iters of a, adam_step,
+// lbfgs_iters, holdout); batch is N_b for sgd and adam (0 = full batch).
+// The parameters' 0 (holdout = 0, iters = 0) means none, which
+// consensus.Settings spells consensus.Off.
+func (o optimizerConfig) settings(a accessSteps, batch int) consensus.Settings {
+	holdout := zeroOff(o.holdout)
+	iters := zeroOff(a.iters)
+	switch o.method {
+	case consensus.NameSGD:
+		return consensus.Paper(a.eta, iters, batch)
+	case consensus.NameAdam:
+		return consensus.Settings{Method: consensus.Adam{Step: o.adamStep, Iters: iters, BatchSize: batch}, Holdout: holdout}
+	}
+	return consensus.Settings{Method: consensus.LBFGS{Iters: o.lbfgsIters}, Holdout: holdout}
 }
 
-// convergedOptimizer runs the in-sample objective, without holdout, to a
+// paperOptimizer is the paper's procedure for an access with steps a:
+// SGD with step η for t_m iterations on minibatches of batch (0 = full
+// batch), no holdout (consensus.Paper).
+func paperOptimizer(a accessSteps, batch int) consensus.Settings {
+	return consensus.Paper(a.eta, zeroOff(a.iters), batch)
+}
+
+// converged runs the in-sample objective, without holdout, to a
 // stationary point (consensus.Converged: Newton in whitened coordinates
 // where the Hessian is cheap, else whitened L-BFGS) until its gradient
 // norm is converged_tol times the start's, or at converged_iters
 // iterations.
-func convergedOptimizer(v runner.Values) consensus.Settings {
-	return consensus.Converged(v.Int("converged_iters"), v.Float("converged_tol"))
+func (o optimizerConfig) converged() consensus.Settings {
+	return consensus.Converged(o.convergedIters, o.convergedTol)
+}
+
+// zeroOff maps a parameter's 0 ("none") to consensus.Off.
+func zeroOff[T int | float64](x T) T {
+	if x == 0 {
+		return consensus.Off
+	}
+	return x
 }
 
 // resultNames lists the names under which the schemes' results are
@@ -173,7 +236,23 @@ func splitSeeds(rng *rand.Rand) seededStream { return seededStream{rng.Uint64(),
 // other protocols the run evaluates.
 func (s seededStream) forProtocol(p scheme.Protocol) *rand.Rand {
 	if p == scheme.Default {
-		return rand.New(rand.NewPCG(s.a, s.b))
+		return s.rand()
 	}
 	return seed.New(s.a).AddUint64(s.b).AddString(string(p)).Rand()
+}
+
+// rand is the stream the seed names: PCG(a, b), as seed.Split gives.
+func (s seededStream) rand() *rand.Rand { return rand.New(rand.NewPCG(s.a, s.b)) }
+
+// chains returns the generators of c Markov chains on the stream: the
+// first is the stream itself (s.rand, so that the first of c chains draws
+// what a single chain draws), chain j ≥ 1 one seeded by the seed, "chain"
+// and j (seed.Hash) — the scheme of wcmc sample --chains (chainRngs).
+func (s seededStream) chains(c int) []*rand.Rand {
+	rngs := make([]*rand.Rand, c)
+	rngs[0] = s.rand()
+	for j := 1; j < c; j++ {
+		rngs[j] = seed.New(s.a).AddUint64(s.b).AddString("chain").AddUint64(uint64(j)).Rand()
+	}
+	return rngs
 }

@@ -29,10 +29,9 @@ func init() {
 // converged.
 const quickConvergedIters = "1000"
 
-// register stores s, validated (Validated), with the --quick cap of the
-// converged protocol and, when s has the parameter digital, the digital
-// baselines among the schemes it may report (scheme.Digital, plotted
-// last).
+// register stores s with the --quick cap of the converged protocol and,
+// when s has the parameter digital, the digital baselines among the
+// schemes it may report (scheme.Digital, plotted last).
 func register(s runner.Spec) {
 	if slices.ContainsFunc(s.Params, func(p runner.Param) bool { return p.Name == "digital" }) {
 		for _, d := range scheme.Digital {
@@ -47,7 +46,7 @@ func register(s runner.Spec) {
 			s.Quick["converged_iters"] = quickConvergedIters
 		}
 	}
-	registry[s.ID] = Validated(s)
+	registry[s.ID] = s
 }
 
 // All returns every experiment, ordered by ID.

@@ -45,11 +45,13 @@ const (
 
 // workerDraws is what the workers of one trial produce before anything is
 // transmitted: n samples per worker (rows; OMA sends the first ⌊T/K⌋),
-// nFresh more from the same chains, and the chains' diagnostics. Shared
-// between tasks: read-only (the channel and the diagnostics only read
-// them, channel.Ideal copies).
+// nFresh more from the same chains, per worker its chains' views of its
+// samples (interleaved), and the chains' diagnostics. Shared between
+// tasks: read-only (the channel and the diagnostics only read them,
+// channel.Ideal copies).
 type workerDraws struct {
 	samples, fresh []*mat.Dense
+	chains         [][]*mat.Dense
 	diag           map[string]any
 }
 
@@ -91,12 +93,12 @@ type drawsEntry struct {
 	takes int
 }
 
-// newSampleCache returns the cache of a run with the parameters v (the
-// full sweep list).
-func newSampleCache(v runner.Values) *sampleCache {
+// newSampleCache returns the cache of a run that sweeps x over points
+// points.
+func newSampleCache(x string, points int) *sampleCache {
 	return &sampleCache{
-		reuse:    drawsFreeSweeps[v.XName()],
-		points:   len(v.XList()),
+		reuse:    drawsFreeSweeps[x],
+		points:   points,
 		maxEntry: maxEntryBytes,
 		maxHeld:  maxHeldBytes,
 		entries:  map[string]*drawsEntry{},
@@ -178,29 +180,27 @@ func drawsKey(words []uint64, v runner.Values) string {
 	return b.String()
 }
 
-// trialDraws splits the partition and the k chains' streams off t.Rng
+// trialDraws splits the partition and the workers' streams off t.Rng
 // (workerStreams) and returns the workers' draws on them: n samples and
 // nFresh fresh ones per worker (workerSamples) with their diagnostics,
 // taken from the run's cache when another point of the trial computed
 // them. t.Rng advances the same either way.
-func (p *probitProblem) trialDraws(t runner.Task, k, n, nFresh int) (*workerDraws, error) {
-	v := t.Params
+func (p *probitProblem) trialDraws(t runner.Task, w workerConfig, n, nFresh int) (*workerDraws, error) {
 	rec := &recorder{src: t.Rng}
-	partRng, workerRngs := workerStreams(rand.New(rec), k)
+	partRng, streams := workerStreams(rand.New(rec), w.k)
 	compute := func() (*workerDraws, error) {
-		samples, fresh, err := p.workerSamples(v, partRng, workerRngs, n, nFresh)
+		draws, err := p.workerSamples(w, partRng, streams, n, nFresh)
 		if err != nil {
 			return nil, err
 		}
-		diag, err := workerDiagnostics(samples)
-		if err != nil {
+		if draws.diag, err = workerDiagnostics(draws.chains); err != nil {
 			return nil, err
 		}
-		return &workerDraws{samples: samples, fresh: fresh, diag: diag}, nil
+		return draws, nil
 	}
 	c := p.draws
 	if c == nil || !c.reuse || !reuseWorkerDraws {
 		return compute()
 	}
-	return c.get(drawsKey(rec.words, v), compute)
+	return c.get(drawsKey(rec.words, t.Params), compute)
 }

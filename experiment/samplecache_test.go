@@ -137,10 +137,15 @@ func TestShardReusesDrawsAndLeavesThemUntouched(t *testing.T) {
 	}
 	p := shared.(*probitProblem)
 	v := plan.Values.With("snr_db", "20")
-	k, T, factor := v.Int("K"), v.Int("T"), v.Int("fresh_factor")
+	var probs problems
+	c := decodeProbit(decodeSynthetic)(v, &probs)
+	if err := probs.err(); err != nil {
+		t.Fatal(err)
+	}
+	k, T, factor := c.workers.k, c.t, c.freshFactor
 	for trial := range taken {
 		task := runner.Task{Params: v, Trial: trial, Rng: runner.TaskRng(plan.Seed, plan.Spec.ID, trial)}
-		fresh, err := p.trialDraws(task, k, T, factor*T)
+		fresh, err := p.trialDraws(task, c.workers, T, factor*T)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,7 +227,7 @@ func TestDrawsAreReusedOnlyAcrossSNR(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c := newSampleCache(v); c.reuse != reuse || c.points != len(v.XList()) {
+		if c := newSampleCache(v.XName(), len(v.XList())); c.reuse != reuse || c.points != len(v.XList()) {
 			t.Errorf("%s: reuse %v over %d points, want %v over %d", id, c.reuse, c.points, reuse, len(v.XList()))
 		}
 	}

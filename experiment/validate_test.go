@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -13,15 +12,15 @@ import (
 	"github.com/wcmc-project/wcmc/runner"
 )
 
-// validated looks up an experiment with the checks of validate.go added
-// (as registry.go does once it stores Validated(s)).
+// validated looks up an experiment: its Validate holds every check (the
+// typed configuration's, typed.go).
 func validated(t *testing.T, id string) runner.Spec {
 	t.Helper()
 	spec, err := Lookup(id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Validated(spec)
+	return spec
 }
 
 // TestBadParametersNamed feeds each bad input of the issue to the real
@@ -177,21 +176,36 @@ func TestNumericEdgesWork(t *testing.T) {
 	}
 }
 
-// TestValidatedKeepsResults: the added checks change no number.
-func TestValidatedKeepsResults(t *testing.T) {
-	spec, _ := Lookup("gauss-snr")
-	opts := runner.Options{Seed: 2, Quick: true, Sets: []string{"trials=2"}}
-	a, err1 := runner.Run(context.Background(), spec, opts)
-	b, err2 := runner.Run(context.Background(), Validated(spec), opts)
-	if err := errors.Join(err1, err2); err != nil {
-		t.Fatal(err)
-	}
-	if !slices.EqualFunc(a.Tasks, b.Tasks, func(x, y runner.TaskResult) bool { return slices.Equal(x.Rows, y.Rows) }) {
-		t.Error("Validated changed the results")
-	}
+// TestEverySpecDecodes resolves every experiment at its defaults and at
+// its quick settings: each decodes its parameters into its configuration
+// (a misspelt parameter name would panic here, not in a task) and writes
+// its caption; a task given a shared state of another type fails with an
+// error that names both types.
+func TestEverySpecDecodes(t *testing.T) {
 	for _, s := range All() {
-		if err := Validated(s).Check(); err != nil {
+		if err := s.Check(); err != nil {
 			t.Errorf("%s: %v", s.ID, err)
+		}
+		var sets []string
+		if slices.ContainsFunc(s.Params, func(p runner.Param) bool { return p.Name == "data_dir" }) {
+			sets = []string{"data_dir=x"}
+		}
+		for _, quick := range []bool{false, true} {
+			v, _, err := runner.Resolve(s, sets, quick, 1)
+			if err != nil {
+				t.Errorf("%s (quick %v): %v", s.ID, quick, err)
+				continue
+			}
+			if c := s.Caption(v); !strings.Contains(c, "fading") {
+				t.Errorf("%s: caption %q", s.ID, c)
+			}
+			task := runner.Task{Params: v, Shared: 3}
+			if !s.Trajectory {
+				task.Params = v.With(v.XName(), runner.FormatX(v.XList()[0]))
+			}
+			if _, err := s.Run(task); err == nil || !strings.Contains(err.Error(), "shared state is int") {
+				t.Errorf("%s: a task with a foreign shared state: %v", s.ID, err)
+			}
 		}
 	}
 }

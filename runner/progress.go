@@ -33,11 +33,12 @@ type progress struct {
 	id          string
 	done, total int
 	start, last time.Time
+	now         func() time.Time // the clock: time.Now (tests set their own)
 }
 
 func newProgress(w io.Writer, id string, total int) *progress {
 	now := time.Now()
-	p := &progress{w: w, id: id, total: total, start: now, last: now}
+	p := &progress{w: w, id: id, total: total, start: now, last: now, now: time.Now}
 	p.status, _ = w.(StatusLine)
 	return p
 }
@@ -69,7 +70,7 @@ func (p *progress) tick() {
 	if p.w == nil {
 		return
 	}
-	now := time.Now()
+	now := p.now()
 	el := now.Sub(p.start)
 	if p.status != nil {
 		p.status.Status(p.bar(el))
@@ -104,7 +105,7 @@ func (p *progress) finish() {
 	if p.status != nil {
 		p.status.Status("")
 	}
-	fmt.Fprintf(p.w, "%s: %d tasks done in %s\n", p.id, p.total, roundDur(time.Since(p.start)))
+	fmt.Fprintf(p.w, "%s: %d tasks done in %s\n", p.id, p.total, roundDur(p.now().Sub(p.start)))
 }
 
 // stop removes the status line of a sweep that ends without finishing.

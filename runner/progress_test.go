@@ -21,6 +21,8 @@ func (s *statusRecorder) Status(line string) { s.shown = append(s.shown, line) }
 func TestProgressPlainLines(t *testing.T) {
 	var out bytes.Buffer
 	p := newProgress(&out, "demo", 4)
+	at := p.start
+	p.now = func() time.Time { return at }
 	if p.every() != progressEvery {
 		t.Errorf("period %v, want %v", p.every(), progressEvery)
 	}
@@ -28,8 +30,7 @@ func TestProgressPlainLines(t *testing.T) {
 	if out.Len() != 0 {
 		t.Errorf("a line within the first second: %q", out.String())
 	}
-	p.start = p.start.Add(-3 * time.Second)
-	p.last = p.start
+	at = at.Add(3 * time.Second)
 	p.done = 2
 	p.tick()
 	p.tick() // too soon for another line
@@ -56,11 +57,13 @@ func TestProgressPlainLines(t *testing.T) {
 func TestProgressStatusLine(t *testing.T) {
 	var s statusRecorder
 	p := newProgress(&s, "demo", 4)
+	at := p.start
+	p.now = func() time.Time { return at }
 	if p.every() != statusEvery {
 		t.Errorf("period %v, want %v", p.every(), statusEvery)
 	}
 	p.tick()
-	p.start = p.start.Add(-time.Second)
+	at = at.Add(time.Second)
 	p.done = 2
 	p.tick()
 	if len(s.shown) != 2 {

@@ -253,9 +253,11 @@ func TestFaultInjectionKillResumeShardMerge(t *testing.T) {
 }
 
 // TestStepStopsOnSignal: a step busy computing (here transmit over a
-// Rayleigh channel, 2 × 300000 blocks, a few seconds) stops within a
-// moment of SIGINT or SIGTERM, exits non-zero saying so, and writes
-// nothing; the steps used to ignore both and finish with exit 0.
+// Rayleigh channel, 2 × 300000 blocks, a few seconds) stops on SIGINT or
+// SIGTERM, exits non-zero saying so, and writes nothing; the steps used to
+// ignore both and finish with exit 0. (How soon it stops is not asserted:
+// a bound on time would fail on a loaded machine; a step that ignored the
+// signal would finish and write its output, which is asserted.)
 func TestStepStopsOnSignal(t *testing.T) {
 	bin := faultBuild(t)
 	dir := t.TempDir()
@@ -270,12 +272,8 @@ func TestStepStopsOnSignal(t *testing.T) {
 		if p.cmd.ProcessState != nil {
 			t.Fatalf("transmit finished before the signal; make it longer\n%s", p.stderr.String())
 		}
-		sent := time.Now()
 		p.cmd.Process.Signal(sig)
 		code := p.wait(t)
-		if took := time.Since(sent); took > 2*time.Second {
-			t.Errorf("%v: took %v to stop", sig, took)
-		}
 		if code == 0 || !strings.Contains(p.stderr.String(), "interrupted") {
 			t.Errorf("%v: exit %d\n%s", sig, code, p.stderr.String())
 		}

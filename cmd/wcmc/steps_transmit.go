@@ -133,7 +133,7 @@ send are listed in link.json, and wcmc aggregate leaves them out).`,
 }
 
 // checkLink checks a link configuration as the experiments do
-// (experiment.ValidateParams): besides channel.Config.Validate, the SNR
+// (their linkConfig.check in package experiment): besides channel.Config.Validate, the SNR
 // and the power budget within the experiments' ranges, in which the noise
 // variance N0 = P/(m_r 10^{SNR/10}) is a positive finite number.
 func checkLink(c channel.Config) error {
