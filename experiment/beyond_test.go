@@ -154,6 +154,17 @@ func TestDigitalOnlyWhenAsked(t *testing.T) {
 	if len(out.Rows) != 2 || out.Rows[0].Scheme != scheme.DigitalWGCMCNOMA {
 		t.Errorf("schemes=digital-wgcmc-noma: rows %v", out.Rows)
 	}
+	// Digital WVCMC learns its map under the default protocol and records
+	// the fit beside the link's budget; without that protocol it is a skip.
+	out = runTask(t, spec, "10", "digital=true", "schemes=digital-wvcmc-noma")
+	info := out.Info[scheme.DigitalWVCMCNOMA]
+	if len(out.Rows) != 2 || out.Rows[0].Scheme != scheme.DigitalWVCMCNOMA || info["optimizer"] == nil || info["bits_per_sample"] == nil {
+		t.Errorf("schemes=digital-wvcmc-noma: rows %v, info %v", out.Rows, info)
+	}
+	out = runTask(t, spec, "10", "digital=true", "schemes=digital-wvcmc-oma", "protocols=paper")
+	if len(out.Rows) != 0 || len(out.Skipped) != 1 || !strings.Contains(out.Skipped[0].Reason, "default protocol") {
+		t.Errorf("digital-wvcmc-oma without the default protocol: rows %v, skipped %v", out.Rows, out.Skipped)
+	}
 	// The digital link models no imperfect CSI: refused before any work.
 	if _, _, err := runner.Resolve(spec, []string{"digital=true", "fading=rayleigh", "csi_error=0.1"}, true, 1); err == nil || !strings.Contains(err.Error(), "imperfect CSI") {
 		t.Errorf("digital with imperfect CSI: %v", err)

@@ -405,3 +405,17 @@ func (o *cmcOutput) applyFresh(rng *rand.Rand, link channel.Config, fresh []*mat
 	}
 	return out, nil
 }
+
+// defaultSettings returns the default protocol's WVCMC settings for
+// access, and whether the run evaluates that protocol.
+func (cfg cmcConfig) defaultSettings(access channel.Access) (consensus.Settings, bool) {
+	for _, r := range cfg.protocols {
+		if r.protocol == scheme.Default {
+			if access == channel.OMA {
+				return r.oma, true
+			}
+			return r.noma, true
+		}
+	}
+	return consensus.Settings{}, false
+}

@@ -82,9 +82,16 @@ func (c *digitalConfig) baselines() []digitalBaseline {
 		{scheme.DigitalGCMC, channel.OMA, c.quantizer, consensus.GCMC},
 		{scheme.DigitalWGCMCOMA, channel.OMA, digitalAdditive, consensus.WGCMC},
 		{scheme.DigitalWGCMCNOMA, channel.NOMA, digitalAdditive, consensus.WGCMC},
+		// Last, so that adding them left the other baselines' streams as
+		// they were.
+		{name: scheme.DigitalWVCMCOMA, access: channel.OMA, quant: digitalAdditive},
+		{name: scheme.DigitalWVCMCNOMA, access: channel.NOMA, quant: digitalAdditive},
 	}
 }
 
+// digitalBaseline is one baseline: its access budget, quantiser and
+// combiner; a nil learn is WVCMC under the default protocol (learned on
+// the decoded stream with the experiment's optimiser settings).
 type digitalBaseline struct {
 	name   string
 	access channel.Access
@@ -143,12 +150,26 @@ func (o *cmcOutput) runDigital(rng *rand.Rand, cfg cmcConfig, omaSamples, nomaSa
 				return fmt.Errorf("%s: worker %d: %w", b.name, k+1, err)
 			}
 		}
-		if err := o.gaussianScheme(b.name, cfg, rx, b.learn); err != nil {
+		if b.learn == nil {
+			opt, ok := cfg.defaultSettings(b.access)
+			if !ok {
+				o.skip(b.name, "runs under the default protocol, which this run does not evaluate")
+				continue
+			}
+			// The baseline's stream continues: Send drew from r before.
+			if err := o.variational(r, b.name, cfg, rx, opt); err != nil {
+				return err
+			}
+		} else if err := o.gaussianScheme(b.name, cfg, rx, b.learn); err != nil {
 			return err
 		}
 		if _, ok := o.schemes[b.name]; ok {
 			o.digital = append(o.digital, ds)
-			o.info[b.name] = budgetInfo(budget)
+			info := budgetInfo(budget)
+			for k, v := range o.info[b.name] { // WVCMC's fit record
+				info[k] = v
+			}
+			o.info[b.name] = info
 		}
 	}
 	return nil

@@ -37,10 +37,12 @@ const (
 	DigitalGCMC      = "digital-gcmc"       // Scott's weights on the decoded samples, OMA budget
 	DigitalWGCMCOMA  = "digital-wgcmc-oma"  // WGCMC on the additive-noise decoded streams, OMA budget
 	DigitalWGCMCNOMA = "digital-wgcmc-noma" // WGCMC on the additive-noise decoded streams, NOMA (multiple-access) budget
+	DigitalWVCMCOMA  = "digital-wvcmc-oma"  // WVCMC (default protocol) on the additive-noise decoded streams, OMA budget
+	DigitalWVCMCNOMA = "digital-wvcmc-noma" // WVCMC (default protocol) on the additive-noise decoded streams, NOMA budget
 )
 
 // Digital lists the digital baselines.
-var Digital = []string{DigitalGCMC, DigitalWGCMCOMA, DigitalWGCMCNOMA}
+var Digital = []string{DigitalGCMC, DigitalWGCMCOMA, DigitalWGCMCNOMA, DigitalWVCMCOMA, DigitalWVCMCNOMA}
 
 // IsDigital reports whether the scheme name s is a digital baseline.
 func IsDigital(s string) bool { return slices.Contains(Digital, s) }

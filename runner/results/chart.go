@@ -85,6 +85,8 @@ var paperNames = map[string]string{
 	scheme.DigitalGCMC:      "digital GCMC",
 	scheme.DigitalWGCMCOMA:  "digital WGCMC-OMA",
 	scheme.DigitalWGCMCNOMA: "digital WGCMC-NOMA",
+	scheme.DigitalWVCMCOMA:  "digital WVCMC-OMA",
+	scheme.DigitalWVCMCNOMA: "digital WVCMC-NOMA",
 }
 
 // protocolNames are the protocols' short names in legends.
