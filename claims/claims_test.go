@@ -578,8 +578,15 @@ func TestErr2Floor(t *testing.T) {
 		return gaussSNRHold.mean(s, x)
 	}
 	c, _ := claims.Lookup("fig3-wvcmc-flat")
-	if o := c.Evaluate(g.result("err2", trials), scheme.Default); o.Verdict != claims.Holds {
+	o := c.Evaluate(g.result("err2", trials), scheme.Default)
+	if o.Verdict != claims.Holds {
 		t.Errorf("fig3-wvcmc-flat on residues: %v (%s)", o.Verdict, o.Reason)
+	}
+	// Comparisons of floor against floor say so.
+	if !slices.ContainsFunc(o.Comparisons, func(c claims.Comparison) bool {
+		return strings.HasPrefix(c.Test, "wvcmc-noma") && strings.Contains(c.Note, "err2 floor")
+	}) {
+		t.Error("fig3-wvcmc-flat on residues: no wvcmc-noma comparison notes the err2 floor")
 	}
 	// Without the floor the same residues would fail "vanishes": the mean
 	// at T = 7 is 10× the one at the largest T.

@@ -72,7 +72,7 @@ func TrialsOf(res *runner.Result, metric string, p scheme.Protocol) *Trials {
 				continue
 			}
 			v := r.Value
-			if (metric == "err2" || metric == "err2_fresh") && v < Err2Floor {
+			if isErr2(metric) && v < Err2Floor {
 				v = Err2Floor
 			}
 			t.add(s, task.Point, task.X, task.Trial, v)
@@ -257,3 +257,6 @@ func (t *Trials) unstationary(res *runner.Result) (bad, seen int, statuses []str
 	slices.Sort(statuses)
 	return bad, seen, statuses
 }
+
+// isErr2 reports whether metric is err2 or err2_fresh (Err2Floor applies).
+func isErr2(metric string) bool { return metric == "err2" || metric == "err2_fresh" }

@@ -159,6 +159,7 @@ func contrastLeaf(t *Trials, at, test string, offset float64, transform func([]f
 		c.N = min(c.N, len(trials[i]))
 	}
 	con := &contrast{offset: offset}
+	atFloor := true // every value compared is an err2 at Err2Floor
 	infSign := 0.0
 	seen := map[ref]bool{}
 	notPositive := ""
@@ -183,6 +184,7 @@ func contrastLeaf(t *Trials, at, test string, offset float64, transform func([]f
 			}
 			s.cols = append(s.cols, col)
 			s.w = append(s.w, tm.w)
+			atFloor = atFloor && transform == nil && isErr2(t.Metric) && !slices.ContainsFunc(col, func(v float64) bool { return v != Err2Floor })
 		}
 		if len(s.cols) > 0 {
 			con.samples = append(con.samples, s)
@@ -210,6 +212,9 @@ func contrastLeaf(t *Trials, at, test string, offset float64, transform func([]f
 	default:
 		c.Verdict = Inconclusive
 		l.con = con
+		if atFloor && len(con.samples) > 0 {
+			c.Note = fmt.Sprintf("every value compared is at the err2 floor %g (an optimiser's stopping residue): the means are equal by construction", Err2Floor)
+		}
 		if c.N < minTrials {
 			// Too few to decide; the estimate still says how many would.
 			c.Note, l.fixed = fmt.Sprintf("n = %d trials, fewer than the %d needed to decide", c.N, minTrials), true
