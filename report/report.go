@@ -339,13 +339,30 @@ const protocolLegend = "Protocols: paper = the paper's SGD (its η and t_m, no h
 func (r *Report) computeLine() string {
 	var d time.Duration
 	n := 0
+	var shown []string
+	ran := map[string]bool{}
 	for _, s := range r.Sections {
 		if s.Result != nil {
-			d += wall(s.Result)
-			n++
+			ran[s.Spec.ID] = true
 		}
 	}
-	return fmt.Sprintf("The %s run took %s of wall time in all, as recorded when each was computed.", countOf(n, "experiment"), fmtDur(d))
+	for _, s := range r.Sections {
+		if s.Result == nil {
+			continue
+		}
+		if id := s.Spec.StreamID(); id != s.Spec.ID && ran[id] {
+			// Another section's run, shown by another metric: counted there.
+			shown = append(shown, fmt.Sprintf("%s (the run of %s)", s.Spec.ID, id))
+			continue
+		}
+		d += wall(s.Result)
+		n++
+	}
+	line := fmt.Sprintf("The %s run took %s of wall time in all, as recorded when each was computed.", countOf(n, "experiment"), fmtDur(d))
+	if len(shown) > 0 {
+		line += " Not counted again: " + strings.Join(shown, ", ") + "."
+	}
+	return line
 }
 
 // countOf writes n with the noun in the singular when n is 1 and in the

@@ -448,6 +448,10 @@ func TestSharedStreams(t *testing.T) {
 	if rows(dir, "gauss-snr") != rows(dir, "gauss-snr-view") {
 		t.Error("the view's rows differ from the run it shows")
 	}
+	md, _ := os.ReadFile(filepath.Join(dir, "REPORT.md"))
+	if !bytes.Contains(md, []byte("The 1 experiment run took")) || !bytes.Contains(md, []byte("Not counted again: gauss-snr-view (the run of gauss-snr).")) {
+		t.Error("the report's compute line counts the shared run twice or does not say so")
+	}
 	alone := t.TempDir()
 	if _, err := Run(context.Background(), specs, quick(alone, "gauss-snr-view"), io.Discard); err != nil {
 		t.Fatal(err)
