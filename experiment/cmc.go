@@ -411,10 +411,7 @@ func (o *cmcOutput) applyFresh(rng *rand.Rand, link channel.Config, fresh []*mat
 func (cfg cmcConfig) defaultSettings(access channel.Access) (consensus.Settings, bool) {
 	for _, r := range cfg.protocols {
 		if r.protocol == scheme.Default {
-			if access == channel.OMA {
-				return r.oma, true
-			}
-			return r.noma, true
+			return r.forAccess(access), true
 		}
 	}
 	return consensus.Settings{}, false

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
@@ -166,9 +167,7 @@ func (o *cmcOutput) runDigital(rng *rand.Rand, cfg cmcConfig, omaSamples, nomaSa
 		if _, ok := o.schemes[b.name]; ok {
 			o.digital = append(o.digital, ds)
 			info := budgetInfo(budget)
-			for k, v := range o.info[b.name] { // WVCMC's fit record
-				info[k] = v
-			}
+			maps.Copy(info, o.info[b.name]) // WVCMC's fit record, if any
 			o.info[b.name] = info
 		}
 	}

@@ -190,10 +190,7 @@ func runGradientTrial(c gradientConfig, p *probitProblem, t runner.Task) (runner
 			}
 			for i, r := range runs {
 				name := scheme.Under(acc.name, r.protocol)
-				opt := r.oma
-				if acc.access == channel.NOMA {
-					opt = r.noma
-				}
+				opt := r.forAccess(acc.access)
 				perEval := budgetIters(&opt, s, n, budget)
 				rows, info, err := p.wvcmcPath(taskContext(t), optRngs[i], rx, opt, perEval, checkpoints)
 				if errors.Is(err, consensus.ErrCancelled) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wcmc-project/wcmc/channel"
 	"github.com/wcmc-project/wcmc/consensus"
 	"github.com/wcmc-project/wcmc/internal/seed"
 	"github.com/wcmc-project/wcmc/runner"
@@ -36,6 +37,14 @@ const (
 type protocolRun struct {
 	protocol  scheme.Protocol
 	oma, noma consensus.Settings
+}
+
+// forAccess returns the run's settings for access a.
+func (r protocolRun) forAccess(a channel.Access) consensus.Settings {
+	if a == channel.NOMA {
+		return r.noma
+	}
+	return r.oma
 }
 
 // protocolParams list the protocols a run evaluates and bound the

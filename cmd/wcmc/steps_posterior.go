@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wcmc-project/wcmc"
+	"github.com/wcmc-project/wcmc/diagnostics"
 )
 
 func newPosteriorCmd() *cobra.Command {
@@ -53,7 +54,7 @@ parameter with R̂ > 1.01 or an ESS < 400, and FILE.sampler.json.` + samplerHelp
 			if err != nil {
 				return fmt.Errorf("%s: %w", data, err)
 			}
-			o, err := newSampleOutput(out, draws, sampling, seed, sf.limits)
+			o, err := newSampleOutput(out, draws, sampling, seed, diagnostics.Thresholds(sf.limits))
 			if err != nil {
 				return err
 			}

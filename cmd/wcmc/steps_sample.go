@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wcmc-project/wcmc"
+	"github.com/wcmc-project/wcmc/diagnostics"
 )
 
 func newSampleCmd() *cobra.Command {
@@ -74,7 +75,7 @@ from the in-process pipeline (wcmc.SampleWorkers) with the same seed.` + sampler
 			if err != nil {
 				return fmt.Errorf("%s: %w", shard, err)
 			}
-			o, err := newSampleOutput(out, draws, sampling, seed, sf.limits)
+			o, err := newSampleOutput(out, draws, sampling, seed, diagnostics.Thresholds(sf.limits))
 			if err != nil {
 				return err
 			}

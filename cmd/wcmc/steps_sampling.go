@@ -26,8 +26,7 @@ type samplingFlags struct {
 	s, burnin, chains, thin int
 	priorVar                float64
 	method                  string
-	flagLimits              chainLimits            // --max-rhat, --min-ess
-	limits                  diagnostics.Thresholds // the warning thresholds, checked
+	limits                  chainLimits // --max-rhat, --min-ess: the warning thresholds
 }
 
 // samplerHelp is the part of the commands' help on samplers and chains.
@@ -68,14 +67,13 @@ func (sf *samplingFlags) register(f *pflag.FlagSet, defaultS int, priorDoc strin
 	f.StringVar(&sf.method, "sampler", wcmc.Gibbs, "MCMC sampler: "+strings.Join(sampler.Methods, " or "))
 	f.IntVar(&sf.chains, "chains", 1, "number of chains C, run in parallel (C > 1 writes a (C, S, d) array)")
 	f.IntVar(&sf.thin, "thin", 1, "keep every thin-th transition after burn-in")
-	sf.flagLimits.register(f)
+	sf.limits.register(f)
 }
 
 // sampling checks the flags (the warning thresholds, sf.limits, too) and
 // returns them as a wcmc.Sampling.
 func (sf *samplingFlags) sampling() (wcmc.Sampling, error) {
-	var err error
-	if sf.limits, err = sf.flagLimits.check(); err != nil {
+	if _, err := sf.limits.check(); err != nil {
 		return wcmc.Sampling{}, err
 	}
 	switch {
