@@ -53,6 +53,22 @@ func TestRunTiny(t *testing.T) {
 			t.Errorf("no %q in the report", want)
 		}
 	}
+	// One WVCMC row per size, each with its bound (the same margins'
+	// arithmetic at the vector peak) where the machine has one.
+	_, _, _, hasPeak := vectorPeak()
+	var wv int
+	for _, k := range r.Kernels {
+		if k.Name != "WVCMC value + gradient" {
+			continue
+		}
+		wv++
+		if hasPeak && (k.Bound == "" || !(k.BoundTime > 0) || math.Abs(k.BoundRate*k.BoundTime.Seconds()-1) > 1e-12) {
+			t.Errorf("WVCMC %s: bound %q, time %v, rate %v", k.Size, k.Bound, k.BoundTime, k.BoundRate)
+		}
+	}
+	if want := len(tinySizes().wvcmc); wv != want {
+		t.Errorf("%d WVCMC rows, want %d (d = 5 and d = 30)", wv, want)
+	}
 	if len(r.Scaling) != 4 {
 		t.Fatalf("%d scaling series, want 4 (N, d, S, K)", len(r.Scaling))
 	}

@@ -15,12 +15,16 @@ type sizes struct {
 	scaleKShard         int
 	scaleKSamples       int
 	sgldN, sgldBatch    int
-	wvcmcN, wvcmcS, wvK int
+	wvcmc               []wvcmcCase
 	parN, parK, parS    int
 	truncA              []float64
 	normalDraws         int
 	burnin              int
 }
+
+// wvcmcCase is one size of the WVCMC objective row: N data rows of
+// dimension d, K workers sending S samples each.
+type wvcmcCase struct{ n, d, s, k int }
 
 type gibbsCase struct {
 	n, d   int
@@ -42,8 +46,9 @@ func fullSizes(quick bool) *sizes {
 		scaleS: []int{10, 30, 100, 300, 1000, 3000}, scaleSN: 4000, scaleSD: 50,
 		scaleK: []int{1, 2, 4, 8, 16, 32}, scaleKShard: 425, scaleKSamples: 200,
 		sgldN: 8500, sgldBatch: 85,
-		wvcmcN: 8500, wvcmcS: 1000, wvK: 20,
-		parN: 8500, parK: 20, parS: 500,
+		// probit-snr (Fig. 5) and the MNIST experiments (Figs. 10–11).
+		wvcmc: []wvcmcCase{{8500, 5, 1000, 20}, {12665, 30, 500, 10}},
+		parN:  8500, parK: 20, parS: 500,
 		truncA:      []float64{-1, -0.25, 0, 0.1, 1, 40},
 		normalDraws: 8500,
 		burnin:      20,
@@ -55,7 +60,7 @@ func fullSizes(quick bool) *sizes {
 		s.scaleS = []int{10, 100, 1000}
 		s.scaleK = []int{1, 2, 8, 32}
 		s.scaleKSamples = 50
-		s.wvcmcN, s.wvcmcS = 2000, 200
+		s.wvcmc = []wvcmcCase{{2000, 5, 200, 20}, {2000, 30, 200, 10}}
 		s.parS = 100
 	}
 	return s
@@ -75,8 +80,8 @@ func tinySizes() *sizes {
 		scaleS: []int{2, 8}, scaleSN: 100, scaleSD: 4,
 		scaleK: []int{1, 3}, scaleKShard: 50, scaleKSamples: 5,
 		sgldN: 300, sgldBatch: 10,
-		wvcmcN: 300, wvcmcS: 30, wvK: 3,
-		parN: 300, parK: 3, parS: 5,
+		wvcmc: []wvcmcCase{{300, 5, 30, 3}, {200, 30, 60, 3}},
+		parN:  300, parK: 3, parS: 5,
 		truncA:      []float64{-1, 0, 2},
 		normalDraws: 300,
 		burnin:      2,

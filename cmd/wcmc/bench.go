@@ -23,9 +23,11 @@ func newBenchCmd() *cobra.Command {
 		Short: "Time the hot kernels against the machine's bounds; write a table and a scaling plot",
 		Long: `Time wcmc's hot kernels — Gibbs sweeps at (N, d) = (8500, 5), (12665, 30)
 and (15000, 300), truncated-normal draws, the batched probit gradient,
-SGLD and WVCMC iterations, K workers in parallel — each interleaved with
-the hardware bound it is compared to (one read of the design matrix,
-plain normal draws, a plain BLAS product of the same shapes), then time
+SGLD, the WVCMC objective on probit (d = 5 and d = 30), K workers in
+parallel — each interleaved with the hardware bound it is compared to
+(one read of the design matrix, plain normal draws, a plain BLAS product
+of the same shapes, the same arithmetic at the core's vector FMA peak),
+then time
 them over ranges of N, d, S and K. Writes to --out:
 
   bench.md                 the table (rate, bound, ratio, target, allocations)

@@ -1,0 +1,18 @@
+//go:build !purego
+
+package model
+
+import "golang.org/x/sys/cpu"
+
+// polyRowsAVX2 is the vector kernel of the row functions
+// (normal_rows_amd64.s; see normal_rows.go).
+//
+//go:noescape
+func polyRowsAVX2(row, sg []float64, scale float64, lp *float64, out *uint8, mode int)
+
+// usePolyRows reports whether the CPU and OS support AVX2 and FMA3.
+var usePolyRows = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+func polyRows(row, sg []float64, scale float64, lp *float64, out *uint8, mode int) {
+	polyRowsAVX2(row, sg, scale, lp, out, mode)
+}

@@ -1,0 +1,137 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// rowMargins returns n margins and signs mixing every branch of the row
+// functions: both polynomial ranges, their edges (0, ±0, 6, −8 and the
+// neighbouring floats), the tails, infinities and NaN.
+func rowMargins(rng *rand.Rand, n int) (ms, sg []float64) {
+	edges := []float64{0, math.Copysign(0, -1), rightPolyMax, tailSwitch, math.Inf(1), math.Inf(-1), math.NaN(),
+		math.Nextafter(rightPolyMax, 0), math.Nextafter(rightPolyMax, 10), math.Nextafter(tailSwitch, 0),
+		math.Nextafter(tailSwitch, -10), 5e-324, -5e-324, 0.125, -0.25, 38.7, -40}
+	ms, sg = make([]float64, n), make([]float64, n)
+	for i := range ms {
+		switch r := rng.Float64(); {
+		case r < 0.1:
+			ms[i] = edges[rng.IntN(len(edges))]
+		case r < 0.2:
+			ms[i] = 30 * rng.NormFloat64()
+		default:
+			ms[i] = 3 * rng.NormFloat64()
+		}
+		sg[i] = 1
+		if rng.IntN(2) == 0 {
+			sg[i] = -1
+		}
+	}
+	return ms, sg
+}
+
+// sameBits reports whether a and b are the same float64, bit for bit (NaNs
+// of any payload count as equal).
+func sameBits(a, b float64) bool {
+	return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
+}
+
+// TestRowFunctionsVectorGeneric checks that the row functions, with the
+// vector kernel where the CPU has one, give bit for bit the values and sums
+// of the generic loops, at every length around the kernel's group (4) and
+// chunk (polyChunk) sizes.
+func TestRowFunctionsVectorGeneric(t *testing.T) {
+	if !usePolyRows {
+		t.Skip("no vector kernel on this CPU or build: the row functions are the generic loops")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{0, 1, 3, 4, 5, 7, 8, 13, 255, 256, 257, 260, 513, 2000} {
+		for rep := range 5 {
+			ms, sg := rowMargins(rng, n)
+			scale := []float64{1, 0.37, -2.5, 1e-3, 3}[rep]
+
+			got, want := append([]float64(nil), ms...), append([]float64(nil), ms...)
+			invMillsRow(got, sg, scale)
+			invMillsRowGeneric(want, sg, scale)
+			for j := range got {
+				if !sameBits(got[j], want[j]) {
+					t.Fatalf("invMillsRow n=%d j=%d margin %v sign %v: %v, generic %v", n, j, ms[j], sg[j], got[j], want[j])
+				}
+			}
+
+			row := append([]float64(nil), ms...)
+			if s, w := logPhiRow(row, sg), logPhiRowAcc(0, ms, sg); !sameBits(s, w) {
+				t.Fatalf("logPhiRow n=%d: %v, generic %v", n, s, w)
+			}
+			for j := range row {
+				if !sameBits(row[j], ms[j]) {
+					t.Fatalf("logPhiRow changed margin %d", j)
+				}
+			}
+
+			got, want = append([]float64(nil), ms...), append([]float64(nil), ms...)
+			s, w := logPhiMillsRow(got, sg, scale), logPhiMillsRowAcc(0, want, sg, scale)
+			if !sameBits(s, w) {
+				t.Fatalf("logPhiMillsRow n=%d: sum %v, generic %v", n, s, w)
+			}
+			for j := range got {
+				if !sameBits(got[j], want[j]) {
+					t.Fatalf("logPhiMillsRow n=%d j=%d margin %v: %v, generic %v", n, j, ms[j], got[j], want[j])
+				}
+			}
+		}
+	}
+}
+
+// TestRowFunctionsFiniteSum checks the vector sums on margins without NaN
+// or infinities, where a wrong lane could not hide behind a NaN total.
+func TestRowFunctionsFiniteSum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	ms, sg := make([]float64, 1001), make([]float64, 1001)
+	for i := range ms {
+		ms[i], sg[i] = 4*rng.NormFloat64(), float64(1-2*rng.IntN(2))
+	}
+	if s, w := logPhiRow(ms, sg), logPhiRowAcc(0, ms, sg); !sameBits(s, w) || math.IsNaN(s) {
+		t.Fatalf("logPhiRow: %v, generic %v", s, w)
+	}
+	got, want := append([]float64(nil), ms...), append([]float64(nil), ms...)
+	if s, w := logPhiMillsRow(got, sg, 0.5), logPhiMillsRowAcc(0, want, sg, 0.5); !sameBits(s, w) || math.IsNaN(s) {
+		t.Fatalf("logPhiMillsRow: %v, generic %v", s, w)
+	}
+}
+
+// BenchmarkRowFunctions times the row functions per margin (ns/op is per
+// margin) on margins drawn like a fitted probit model's (as
+// BenchmarkNormalFuncs), with the vector kernel where there is one
+// ("rows") and the generic loops.
+func BenchmarkRowFunctions(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n = 4096
+	ms, sg := make([]float64, n), make([]float64, n)
+	for i := range ms {
+		ms[i], sg[i] = 2.1*rng.NormFloat64(), 1
+		if rng.Float64() < 0.8 {
+			ms[i] = math.Abs(ms[i])
+		}
+	}
+	row := make([]float64, n)
+	for _, c := range []struct {
+		name string
+		f    func()
+	}{
+		{"invMills/rows", func() { copy(row, ms); invMillsRow(row, sg, 1) }},
+		{"invMills/generic", func() { copy(row, ms); invMillsRowGeneric(row, sg, 1) }},
+		{"logPhi/rows", func() { sink = logPhiRow(ms, sg) }},
+		{"logPhi/generic", func() { sink = logPhiRowAcc(0, ms, sg) }},
+		{"logPhiMills/rows", func() { copy(row, ms); sink = logPhiMillsRow(row, sg, 1) }},
+		{"logPhiMills/generic", func() { copy(row, ms); sink = logPhiMillsRowAcc(0, row, sg, 1) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				c.f()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/margin")
+		})
+	}
+}
