@@ -209,3 +209,61 @@ func logPhiMillsRowAcc(sum float64, row, sg []float64, scale float64) float64 {
 	}
 	return sum
 }
+
+// cdfRowAdd adds Φ(m_j) to out[j] for every j, each sum rounded as
+// out[j] += normCDF(m[j]) rounds it (the vector kernel where there is one).
+func cdfRowAdd(out, m []float64) {
+	out = out[:len(m)]
+	n := 0
+	if usePolyRows {
+		n = len(m) &^ 3
+		var flags [polyChunk / 4]uint8
+		for c0 := 0; c0 < n; c0 += polyChunk {
+			o, r := out[c0:min(c0+polyChunk, n)], m[c0:min(c0+polyChunk, n)]
+			cdfRows(o, r, &flags[0])
+			for g, f := range flags[:len(r)/4] {
+				for b := 0; f != 0; b, f = b+1, f>>1 {
+					if f&1 != 0 {
+						o[4*g+b] += normCDF(r[4*g+b])
+					}
+				}
+			}
+		}
+	}
+	for j, mv := range m[n:] {
+		out[n+j] += normCDF(mv)
+	}
+}
+
+// Tables and constants of the Φ kernel (cdfRowsAVX2): cdfTab holds M's
+// pieces (left lanes, argument −x) then P = 1/Φ's (right lanes), padded as
+// polyLamTab; cdfConsts, four copies each: the right lanes' piece offset,
+// −0.5, then the constants of the Go runtime's exponential on amd64
+// (math/exp_amd64.s: log₂e, the upper and lower parts of ln 2, 1/16, the
+// Taylor coefficients 1/8! … 1/3!, 1/2, 1, and 2), and 1/√(2π); cdfInts
+// the exponent bias.
+var cdfTab [2 * leftPieces][polyStride]float64
+
+var cdfConsts = func() (c [16][4]float64) {
+	v := [...]float64{leftPieces, -0.5,
+		1.4426950408889634073599246810018920,                  // log₂e
+		0.69314718055966295651160180568695068359375,           // ln 2, upper part
+		0.28235290563031577122588448175013436025525412068e-12, // ln 2, lower part
+		0.0625,
+		2.4801587301587301587e-5, 1.9841269841269841270e-4, 1.3888888888888888889e-3,
+		8.3333333333333333333e-3, 4.1666666666666666667e-2, 1.6666666666666666667e-1,
+		0.5, 1.0, 2.0, invSqrt2Pi}
+	for i, x := range v {
+		c[i] = [4]float64{x, x, x, x}
+	}
+	return c
+}()
+
+var cdfInts = [4]int64{1023, 1023, 1023, 1023}
+
+func init() {
+	for k := range invMillsPoly {
+		copy(cdfTab[k][:], invMillsPoly[k][:])
+		copy(cdfTab[leftPieces+k][:], invPhiPoly[k][:])
+	}
+}

@@ -16,3 +16,10 @@ var usePolyRows = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 func polyRows(row, sg []float64, scale float64, lp *float64, out *uint8, mode int) {
 	polyRowsAVX2(row, sg, scale, lp, out, mode)
 }
+
+// cdfRowsAVX2 is the vector kernel of cdfRowAdd (normal_rows_amd64.s).
+//
+//go:noescape
+func cdfRowsAVX2(out, m []float64, flags *uint8)
+
+func cdfRows(out, m []float64, flags *uint8) { cdfRowsAVX2(out, m, flags) }

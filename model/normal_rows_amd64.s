@@ -129,3 +129,123 @@ next:
 done:
 	VZEROUPPER
 	RET
+
+// func cdfRowsAVX2(out, m []float64, flags *uint8)
+//
+// For each group of four margins j: out[j] += Φ(m_j) for lanes with
+// −8 < m ≤ 0 (npdf(m)/M(−m)) or 0 < m < 8 (1/P(m)), with the arithmetic of
+// normCDF: the pieces of polyLeft, estrin's fused multiply-adds, and
+// npdf's exponential computed as the FMA branch of the Go runtime's
+// math.Exp on amd64 (archExp: exponent k = round(a·log₂e), reduction by
+// the two halves of ln 2, r/16, the degree-8 Taylor polynomial and four
+// squarings, then scaling by 2^k; the arguments here, −m²/2 > −32, need
+// none of its special cases). flags[j/4] gets a bit per lane outside both
+// ranges (for the caller). len(m) must be a multiple of 4 and
+// len(out) ≥ len(m).
+TEXT ·cdfRowsAVX2(SB), NOSPLIT, $0-56
+	MOVQ out_base+0(FP), DI
+	MOVQ m_base+24(FP), SI
+	MOVQ m_len+32(FP), CX
+	MOVQ flags+48(FP), R8
+	LEAQ ·cdfTab(SB), BX
+	SHLQ $3, CX
+	XORQ AX, AX
+	TESTQ CX, CX
+	JLE  cdfdone
+
+cdfloop:
+	VMOVUPD (SI)(AX*1), Y2                      // x = m
+
+	// Y5 = right (0 < x < 8), Y6 = left (x ≤ 0 and x > −8), Y14 = either.
+	VXORPD  Y3, Y3, Y3
+	VCMPPD  $0x1e, Y3, Y2, Y4                   // x > 0
+	VXORPD  ·polyRowsConsts+224(SB), Y2, Y7     // −x
+	VCMPPD  $0x1e, ·polyRowsConsts+32(SB), Y7, Y5 // −x > tailSwitch, i.e. x < −tailSwitch
+	VANDPD  Y4, Y5, Y5
+	VCMPPD  $0x12, Y3, Y2, Y6                   // x ≤ 0
+	VCMPPD  $0x1e, ·polyRowsConsts+32(SB), Y2, Y4 // x > tailSwitch
+	VANDPD  Y4, Y6, Y6
+	VORPD   Y6, Y5, Y14
+	VMOVMSKPD Y14, R13
+	XORQ    $15, R13
+	MOVB    R13, (R8)
+	INCQ    R8
+
+	// y = x (right) or −x (left); k = int(4y) (0 outside); u = 8y − (2k+1).
+	VBLENDVPD Y5, Y2, Y7, Y7                    // y
+	VMULPD    ·polyRowsConsts+96(SB), Y7, Y9    // y·leftScale
+	VANDPD    Y14, Y9, Y9
+	VCVTTPD2DQY Y9, X9                          // k
+	VPADDD    X9, X9, X10
+	VPADDD    ·polyRowsInts+0(SB), X10, X10     // 2k+1
+	VCVTDQ2PD X10, Y10
+	VMULPD    ·polyRowsConsts+64(SB), Y7, Y11   // 2·leftScale·y
+	VSUBPD    Y10, Y11, Y11                     // u
+	VMULPD    Y11, Y11, Y12                     // u²
+	VMULPD    Y12, Y12, Y13                     // u⁴
+	VANDPD    ·cdfConsts+0(SB), Y5, Y10         // cdfPieces/2 on the right lanes
+	VCVTTPD2DQY Y10, X10
+	VPADDD    X10, X9, X9
+	VPMULLD   ·polyRowsInts+16(SB), X9, X9
+	VMOVD     X9, R10
+	VPEXTRD   $1, X9, R11
+	VPEXTRD   $2, X9, R12
+	VPEXTRD   $3, X9, R13
+	ESTRIN(BX)                                  // M(−x) (left) or P(x) (right)
+	VMOVUPD   Y3, Y15
+
+	// npdf(x) = (1/√(2π) · exp(−p/2)) · (1 − e/2), p = x², e = x² − p.
+	VMULPD    Y2, Y2, Y0                        // p
+	VMOVUPD   Y0, Y1
+	VFMSUB231PD Y2, Y2, Y1                      // e = x·x − p (fused)
+	VMULPD    ·cdfConsts+32(SB), Y0, Y0         // a = −0.5·p
+	// exp(a), archExp's FMA branch.
+	VMULPD    ·cdfConsts+64(SB), Y0, Y4         // a·log₂e
+	VCVTPD2DQY Y4, X4                           // k = round(a·log₂e)
+	VCVTDQ2PD X4, Y6
+	VFNMADD231PD ·cdfConsts+96(SB), Y6, Y0      // a − k·ln2U
+	VFNMADD231PD ·cdfConsts+128(SB), Y6, Y0     // − k·ln2L
+	VMULPD    ·cdfConsts+160(SB), Y0, Y0        // r = ·/16
+	VMOVUPD   ·cdfConsts+192(SB), Y6            // 1/8!
+	VFMADD213PD ·cdfConsts+224(SB), Y0, Y6      // ·r + 1/7!
+	VFMADD213PD ·cdfConsts+256(SB), Y0, Y6
+	VFMADD213PD ·cdfConsts+288(SB), Y0, Y6
+	VFMADD213PD ·cdfConsts+320(SB), Y0, Y6
+	VFMADD213PD ·cdfConsts+352(SB), Y0, Y6      // 1/3!
+	VFMADD213PD ·cdfConsts+384(SB), Y0, Y6      // 1/2
+	VFMADD213PD ·cdfConsts+416(SB), Y0, Y6      // 1
+	VMULPD    Y6, Y0, Y0                        // s = r·P(r)
+	VADDPD    ·cdfConsts+448(SB), Y0, Y6        // s + 2
+	VMULPD    Y6, Y0, Y0
+	VADDPD    ·cdfConsts+448(SB), Y0, Y6
+	VMULPD    Y6, Y0, Y0
+	VADDPD    ·cdfConsts+448(SB), Y0, Y6
+	VMULPD    Y6, Y0, Y0
+	VADDPD    ·cdfConsts+448(SB), Y0, Y6
+	VFMADD213PD ·cdfConsts+416(SB), Y6, Y0      // s·(s+2) + 1
+	VPMOVSXDQ X4, Y4                            // k as int64
+	VPADDQ    ·cdfInts+0(SB), Y4, Y4            // + 1023
+	VPSLLQ    $52, Y4, Y4                       // 2^k
+	VMULPD    Y4, Y0, Y0                        // exp(a)
+	VMULPD    ·cdfConsts+480(SB), Y0, Y0        // 1/√(2π)·exp(a)
+	VMULPD    ·polyRowsConsts+160(SB), Y1, Y1   // −0.5·e
+	VXORPD    ·polyRowsConsts+224(SB), Y1, Y1   // 0.5·e
+	VMOVUPD   ·cdfConsts+416(SB), Y6
+	VSUBPD    Y1, Y6, Y6                        // 1 − 0.5·e
+	VMULPD    Y6, Y0, Y0                        // npdf(x)
+	VDIVPD    Y15, Y0, Y0                       // left: npdf(x)/M(−x)
+	VMOVUPD   ·cdfConsts+416(SB), Y6
+	VDIVPD    Y15, Y6, Y6                       // right: 1/P(x)
+	VBLENDVPD Y5, Y6, Y0, Y0                    // Φ(x)
+	VMOVUPD   (DI)(AX*1), Y3
+	VADDPD    Y3, Y0, Y0                        // out[j] + Φ(x)
+	VBLENDVPD Y14, Y0, Y3, Y0                   // out[j] unchanged outside
+	VMOVUPD   Y0, (DI)(AX*1)
+
+	ADDQ $32, AX
+	CMPQ AX, CX
+	JLT  cdfloop
+
+cdfdone:
+	VZEROUPPER
+	RET

@@ -8,3 +8,7 @@ var usePolyRows = false
 func polyRows(row, sg []float64, scale float64, lp *float64, out *uint8, mode int) {
 	panic("model: no vector kernel on this platform")
 }
+
+func cdfRows(out, m []float64, flags *uint8) {
+	panic("model: no vector kernel on this platform")
+}

@@ -135,3 +135,72 @@ func BenchmarkRowFunctions(b *testing.B) {
 		})
 	}
 }
+
+// TestCDFRowVectorGeneric checks that cdfRowAdd, with the vector kernel
+// where there is one, adds bit for bit what out[j] += normCDF(m[j]) adds,
+// over margins in every branch and lengths around the group and chunk
+// sizes, onto nonzero sums.
+func TestCDFRowVectorGeneric(t *testing.T) {
+	if !usePolyRows {
+		t.Skip("no vector kernel on this CPU or build: cdfRowAdd is the generic loop")
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{0, 1, 3, 4, 5, 8, 13, 255, 256, 257, 1000} {
+		for range 4 {
+			ms, _ := rowMargins(rng, n)
+			got, want := make([]float64, n), make([]float64, n)
+			for j := range got {
+				got[j] = 10 * rng.Float64()
+				want[j] = got[j]
+			}
+			cdfRowAdd(got, ms)
+			for j, mv := range ms {
+				want[j] += normCDF(mv)
+			}
+			for j := range got {
+				if !sameBits(got[j], want[j]) {
+					t.Fatalf("n=%d j=%d margin %v: %v, generic %v", n, j, ms[j], got[j], want[j])
+				}
+			}
+		}
+	}
+	// Every margin of the left range, finely: the exponential's reduction
+	// and scaling at every exponent.
+	ms := make([]float64, 0, 64001)
+	for x := -7.9999; x <= 8; x += 2.5e-4 {
+		ms = append(ms, x)
+	}
+	got, want := make([]float64, len(ms)), make([]float64, len(ms))
+	cdfRowAdd(got, ms)
+	for j, mv := range ms {
+		want[j] += normCDF(mv)
+		if !sameBits(got[j], want[j]) {
+			t.Fatalf("margin %v: %v, generic %v", mv, got[j], want[j])
+		}
+	}
+}
+
+// BenchmarkCDFRow times cdfRowAdd per margin on margins like a predictive
+// distribution's θᵀu (N(0, 2.1²)), against the generic loop.
+func BenchmarkCDFRow(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n = 4096
+	ms, out := make([]float64, n), make([]float64, n)
+	for i := range ms {
+		ms[i] = 2.1 * rng.NormFloat64()
+	}
+	b.Run("rows", func(b *testing.B) {
+		for b.Loop() {
+			cdfRowAdd(out, ms)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/margin")
+	})
+	b.Run("generic", func(b *testing.B) {
+		for b.Loop() {
+			for j, mv := range ms {
+				out[j] += normCDF(mv)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/margin")
+	})
+}

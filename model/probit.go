@@ -486,9 +486,7 @@ func PredictiveProb(dst []float64, theta, u *mat.Dense) []float64 {
 			out[j] = 0
 		}
 		for r := 0; r < s; r++ {
-			for j, mv := range m.Data[r*nr : (r+1)*nr] {
-				out[j] += normCDF(mv)
-			}
+			cdfRowAdd(out, m.Data[r*nr:(r+1)*nr])
 		}
 		floats.Scale(1/float64(s), out)
 	}
