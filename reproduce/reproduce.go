@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/wcmc-project/wcmc/diagnostics"
+	"github.com/wcmc-project/wcmc/internal/stageprof"
 	"github.com/wcmc-project/wcmc/report"
 	"github.com/wcmc-project/wcmc/runner"
 	"github.com/wcmc-project/wcmc/runner/results"
@@ -55,6 +56,10 @@ type Config struct {
 	// RedrawFigures redraws the figures of reused results too (e.g. with
 	// another Band); otherwise only missing ones are drawn.
 	RedrawFigures bool
+	// Profile, if not empty, is a directory for a CPU and an allocation
+	// profile of each experiment computed (not reused) and PROFILE.md,
+	// their CPU time by stage (internal/stageprof).
+	Profile string
 }
 
 // Summary is what a reproduction produced: its report, the files written
@@ -122,6 +127,12 @@ func Run(ctx context.Context, specs []runner.Spec, cfg Config, log io.Writer) (*
 		return nil, err
 	}
 
+	var prof *stageprof.Recorder
+	if cfg.Profile != "" {
+		if prof, err = stageprof.NewRecorder(cfg.Profile); err != nil {
+			return nil, err
+		}
+	}
 	var (
 		runs          []report.Run
 		failed        []string
@@ -148,7 +159,7 @@ func Run(ctx context.Context, specs []runner.Spec, cfg Config, log io.Writer) (*
 			fmt.Fprintf(log, "%s: the results of %s (the same streams, parameters, seed and trials)\n", tag, j.spec.StreamID())
 			res, reused, err = shared, true, writeResult(cfg.Out, shared, fig.Options, log)
 		} else {
-			res, reused, err = runOne(ctx, j.plan, j.opts, fig, cfg.Out, tag, cfg.ReuseVersions, log)
+			res, reused, err = runOne(ctx, j.plan, j.opts, fig, cfg.Out, tag, cfg.ReuseVersions, prof, log)
 		}
 		if reused && !warnedVersion && !runner.VersionTracksCode() {
 			warnedVersion = true
@@ -171,6 +182,14 @@ func Run(ctx context.Context, specs []runner.Spec, cfg Config, log io.Writer) (*
 	}
 	for _, v := range slices.Sorted(maps.Keys(otherVersions)) {
 		settings = append(settings, fmt.Sprintf("results of %s computed by wcmc %s, reused with --reuse-version", strings.Join(otherVersions[v], ", "), v))
+	}
+
+	if prof != nil {
+		path, err := writeProfile(cfg, prof)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(log, "profiles: %s\n", path)
 	}
 
 	meta := report.Meta{Command: cfg.Command, Version: runner.Version, Seed: cfg.Seed, Quick: cfg.Quick, ChainLimits: cfg.ChainLimits,

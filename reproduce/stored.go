@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wcmc-project/wcmc/figure"
+	"github.com/wcmc-project/wcmc/internal/stageprof"
 	"github.com/wcmc-project/wcmc/runner"
 	"github.com/wcmc-project/wcmc/runner/journal"
 	"github.com/wcmc-project/wcmc/runner/results"
@@ -18,8 +19,9 @@ import (
 
 // runOne returns the result of a planned experiment: the stored one
 // in out if it matches the plan (reused), otherwise a fresh run (with opts,
-// from which the plan was made) written to out.
-func runOne(ctx context.Context, plan *runner.Plan, opts runner.Options, fig figureOptions, out, tag string, accept []string, log io.Writer) (res *runner.Result, reused bool, err error) {
+// from which the plan was made) written to out, profiled by prof if not
+// nil.
+func runOne(ctx context.Context, plan *runner.Plan, opts runner.Options, fig figureOptions, out, tag string, accept []string, prof *stageprof.Recorder, log io.Writer) (res *runner.Result, reused bool, err error) {
 	spec := plan.Spec
 	res, err = results.LoadMatching(out, plan, accept...)
 	switch {
@@ -53,7 +55,15 @@ func runOne(ctx context.Context, plan *runner.Plan, opts runner.Options, fig fig
 	// interrupted reproduce picks up where it stopped. Resume only when
 	// there is a journal: on a fresh directory there is nothing to say.
 	resume := fileExists(journal.IdentityPath(out, spec.ID))
-	res, err = journal.Run(ctx, spec, journal.Options{Options: opts, Dir: out, Resume: resume})
+	compute := func() (err error) {
+		res, err = journal.Run(ctx, spec, journal.Options{Options: opts, Dir: out, Resume: resume})
+		return err
+	}
+	if prof != nil {
+		err = prof.Profile(spec.ID, compute)
+	} else {
+		err = compute()
+	}
 	if err != nil {
 		return nil, false, err
 	}

@@ -1,9 +1,11 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
+	"runtime/pprof"
 	"slices"
 )
 
@@ -76,12 +78,19 @@ func Tasks(v Values, trials int) []TaskKey {
 }
 
 // Setup calls Spec.Setup (if any) with the full parameter set and the rng
-// from SetupRng.
+// from SetupRng, under the pprof label stage=setup (so that a CPU profile
+// tells the setup from the tasks: internal/stageprof).
 func (p *Plan) Setup() (any, error) {
 	if p.Spec.Setup == nil {
 		return nil, nil
 	}
-	shared, err := p.Spec.Setup(p.Values, SetupRng(p.Seed, p.Spec.StreamID()))
+	var (
+		shared any
+		err    error
+	)
+	pprof.Do(context.Background(), pprof.Labels("stage", "setup"), func(context.Context) {
+		shared, err = p.Spec.Setup(p.Values, SetupRng(p.Seed, p.Spec.StreamID()))
+	})
 	if err != nil {
 		return nil, fmt.Errorf("experiment %s: setup: %w", p.Spec.ID, err)
 	}

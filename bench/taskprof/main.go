@@ -11,19 +11,16 @@
 // Parameters are set as with `wcmc run --set`. -points picks sweep points
 // (indices, or all) and -trials the trials of each, run one after the
 // other with the seeds of a run with --seed 0. -cpuprofile keeps the profile for
-// `go tool pprof`; -setup=false skips timing the setup in the table
-// (the setup still runs).
+// `go tool pprof`. The stages are those of internal/stageprof, as in
+// `wcmc reproduce --profile`.
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"runtime"
 	"runtime/pprof"
 	"sort"
@@ -33,6 +30,7 @@ import (
 	"time"
 
 	"github.com/wcmc-project/wcmc/experiment"
+	"github.com/wcmc-project/wcmc/internal/stageprof"
 	"github.com/wcmc-project/wcmc/runner"
 )
 
@@ -192,119 +190,22 @@ func fits(out runner.Outcome) {
 }
 
 // stages maps a function of the call stack to a stage; the outermost
-// matching frame decides.
-var stages = []struct{ prefix, stage string }{
-	{"github.com/wcmc-project/wcmc/sampler.RunSGLD", "sgld"},
-	{"github.com/wcmc-project/wcmc/sampler.", "sampling"},
-	{"github.com/wcmc-project/wcmc/consensus.InitialMap", "gaussian schemes"},
-	{"github.com/wcmc-project/wcmc/consensus.GCMC", "gaussian schemes"},
-	{"github.com/wcmc-project/wcmc/consensus.WGCMC", "gaussian schemes"},
-	{"github.com/wcmc-project/wcmc/consensus.Noiseless", "gaussian schemes"},
-	{"github.com/wcmc-project/wcmc/channel.", "channel"},
-	{"github.com/wcmc-project/wcmc/consensus.Map.Apply", "apply maps"},
-	{"github.com/wcmc-project/wcmc/consensus.SingleWorker", "apply maps"},
-	{"github.com/wcmc-project/wcmc/model.PredictiveProb", "predictive KL"},
-	{"github.com/wcmc-project/wcmc/metric.PredictiveKL", "predictive KL"},
-	{"github.com/wcmc-project/wcmc/metric.", "err2 and moments"},
-	{"runtime.gcBgMarkWorker", "GC (background)"},
-}
-
-// attribute reads the profile's stacks (go tool pprof -traces) and sums
-// the CPU samples per stage.
-func attribute(profile string) error {
-	cmd := exec.Command("go", "tool", "pprof", "-traces", profile)
-	var buf bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &buf, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("go tool pprof -traces: %w", err)
+// attribute reads the CPU profile and prints its CPU time by stage
+// (internal/stageprof).
+func attribute(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
 	}
-	type key = string
-	sum := map[key]float64{}
-	var total float64
-	flush := func(labels map[string]string, frames []string, value float64) {
-		if value == 0 {
-			return
-		}
-		where := labels["stage"]
-		stage := "other"
-		for i := len(frames) - 1; i >= 0 && stage == "other"; i-- {
-			for _, s := range stages {
-				if strings.HasPrefix(frames[i], s.prefix) {
-					stage = s.stage
-					break
-				}
-			}
-		}
-		if l := labels["wvcmc"]; l != "" {
-			// gonum's optimiser evaluates in goroutines of its own,
-			// which inherit the label but not the stack.
-			stage = "wvcmc " + l
-		}
-		if where == "setup" && stage != "GC (background)" {
-			stage = "setup: " + stage
-		}
-		sum[stage] += value
-		total += value
+	defer f.Close()
+	t, err := stageprof.Read(f)
+	if err != nil {
+		return err
 	}
-	labels := map[string]string{}
-	var frames []string
-	var value float64
-	sc := bufio.NewScanner(&buf)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "-----------+") {
-			flush(labels, frames, value)
-			labels, frames, value = map[string]string{}, nil, 0
-			continue
-		}
-		t := strings.TrimSpace(line)
-		if t == "" {
-			continue
-		}
-		if i := strings.Index(t, ":"); i > 0 && !strings.Contains(t[:i], " ") && !strings.Contains(t, "(") && frames == nil && value == 0 {
-			// A label line: "stage:  [task]" or "stage:  task".
-			k := t[:i]
-			val := strings.Trim(strings.TrimSpace(t[i+1:]), "[]")
-			labels[k] = val
-			continue
-		}
-		fs := strings.Fields(t)
-		if frames == nil && len(fs) >= 2 {
-			if d, ok := parseDur(fs[0]); ok {
-				value = d
-				frames = append(frames, strings.Join(fs[1:], " "))
-				continue
-			}
-		}
-		frames = append(frames, t)
-	}
-	flush(labels, frames, value)
-	if total == 0 {
+	if t.Total == 0 {
 		return fmt.Errorf("the profile has no samples")
 	}
-	keys := make([]key, 0, len(sum))
-	for k := range sum {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return sum[keys[i]] > sum[keys[j]] })
-	fmt.Printf("CPU profile by stage (%.1f s sampled):\n", total)
-	for _, k := range keys {
-		fmt.Printf("  %-44s %8.2f s  %5.1f%%\n", k, sum[k], 100*sum[k]/total)
-	}
-	return nil
-}
-
-// parseDur reads a pprof sample value such as "10ms" or "1.20s" in seconds.
-func parseDur(s string) (float64, bool) {
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		if f, err := strconv.ParseFloat(s, 64); err == nil {
-			return f, true
-		}
-		return 0, false
-	}
-	return d.Seconds(), true
+	return t.WriteText(os.Stdout)
 }
 
 func round(d time.Duration) time.Duration { return d.Round(10 * time.Millisecond) }

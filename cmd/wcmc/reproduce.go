@@ -44,6 +44,11 @@ reproduction only computes what is missing. --reuse-version V also reuses
 results computed by wcmc V (when only the claims or the report changed
 since); the report says which.
 
+--profile DIR profiles each experiment computed (pprof CPU and allocation
+profiles, ID.cpu.pprof and ID.allocs.pprof) and writes DIR/PROFILE.md:
+its wall time and where its CPU time went, by stage (worker sampling,
+reference posterior, each WVCMC optimiser, channel, predictive KL, ...).
+
 Each claim is judged under the WVCMC optimisation protocols it is about
 (in-sample claims under paper and converged, fresh-signal claims under
 default and converged), so every experiment runs WVCMC under all three
@@ -119,6 +124,7 @@ non-zero only if an experiment could not run.`,
 	flagLimits.register(f)
 	f.StringArrayVar(&cfg.ReuseVersions, "reuse-version", nil, "reuse stored results computed by this wcmc version as if by this one (repeatable; when only the claims or the report changed since); the report names them")
 	f.StringArrayVar(&cfg.UpdateDoc, "update-doc", nil, "also rewrite the verdict table between the markers\n"+reproduce.DocBegin+" and "+reproduce.DocEnd+" in this file (repeatable)")
+	f.StringVar(&cfg.Profile, "profile", "", "write a CPU and an allocation profile of each experiment computed (ID.cpu.pprof, ID.allocs.pprof) and PROFILE.md, its CPU time by stage, into this directory")
 	f.StringVar(&bandName, "band", results.BandCI.String(), "figure bands: ci (95% confidence interval of the mean) or spread (5-95% range of the trials); given, the figures of reused results are redrawn")
 	cmd.RegisterFlagCompletionFunc("set", completeSets(specs))
 	cmd.RegisterFlagCompletionFunc("band", completeWords(results.Bands...))

@@ -1,0 +1,138 @@
+package stageprof
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+)
+
+// synthetic builds a CPU profile whose samples have the given stacks (leaf
+// first), labels and CPU nanoseconds.
+func synthetic(samples []struct {
+	stack  []string
+	labels map[string][]string
+	nanos  int64
+}) *profile.Profile {
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
+	}
+	fns := map[string]*profile.Function{}
+	for _, s := range samples {
+		var locs []*profile.Location
+		for _, name := range s.stack {
+			f := fns[name]
+			if f == nil {
+				f = &profile.Function{ID: uint64(len(fns) + 1), Name: name}
+				fns[name] = f
+				p.Function = append(p.Function, f)
+			}
+			l := &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: f}}}
+			p.Location = append(p.Location, l)
+			locs = append(locs, l)
+		}
+		p.Sample = append(p.Sample, &profile.Sample{Location: locs, Value: []int64{1, s.nanos}, Label: s.labels})
+	}
+	return p
+}
+
+// TestAttribute checks the stage rules on a synthetic profile: the
+// outermost matching wcmc function decides (journal.Run, the root of
+// every task, does not), the wvcmc label overrides the stack, stage=setup
+// prefixes every stage but GC's, and unmatched samples are "other".
+func TestAttribute(t *testing.T) {
+	const w = "github.com/wcmc-project/wcmc/"
+	root := []string{w + "runner.(*Plan).Execute", w + "runner/journal.Run", "main.main"}
+	stack := func(leaf ...string) []string { return append(leaf, root...) }
+	p := synthetic([]struct {
+		stack  []string
+		labels map[string][]string
+		nanos  int64
+	}{
+		{stack(w+"model.dotRow", w+"sampler.(*Gibbs).Sweep", w+"experiment.runProbitTrial"), nil, 3e9},
+		{stack(w+"model.normCDF", w+"model.PredictiveProb", w+"metric.PredictiveKL"), nil, 2e9},
+		{stack(w+"model.dotRow", w+"consensus.(*Variational).ValueGrad"), map[string][]string{"wvcmc": {"noma/newton"}}, 5e9},
+		{stack(w + "sampler.(*HMC).Step"), map[string][]string{"stage": {"setup"}}, 4e9},
+		{[]string{"runtime.scanobject", "runtime.gcBgMarkWorker"}, map[string][]string{"stage": {"setup"}}, 1e9},
+		{stack("encoding/json.Marshal", w+"runner/journal.encodeRecord"), nil, 0.5e9},
+		{stack("runtime.memmove"), nil, 0.25e9},
+		{stack("runtime.memmove"), nil, 0}, // no CPU: ignored
+	})
+	tab, err := Attribute(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{
+		"sampling": 3, "predictive KL": 2, "wvcmc noma/newton": 5, "setup: sampling": 4,
+		"GC (background)": 1, "journal (I/O)": 0.5, "other": 0.25,
+	}
+	if math.Abs(tab.Total-15.75) > 1e-12 {
+		t.Errorf("total %v s, want 15.75", tab.Total)
+	}
+	if len(tab.Rows) != len(want) {
+		t.Errorf("stages %v, want %v", tab.Rows, want)
+	}
+	for i, r := range tab.Rows {
+		if math.Abs(r.Seconds-want[r.Stage]) > 1e-12 {
+			t.Errorf("%s: %v s, want %v", r.Stage, r.Seconds, want[r.Stage])
+		}
+		if i > 0 && r.Seconds > tab.Rows[i-1].Seconds {
+			t.Errorf("rows not sorted: %v", tab.Rows)
+		}
+	}
+	if got := tab.Share("wvcmc noma/newton"); math.Abs(got-5/15.75) > 1e-12 {
+		t.Errorf("share %v", got)
+	}
+	if _, err := Attribute(&profile.Profile{SampleType: []*profile.ValueType{{Type: "alloc_space", Unit: "bytes"}}}); err == nil {
+		t.Error("an allocation profile was attributed as CPU")
+	}
+}
+
+// TestRecorder profiles a computation and checks the files: a CPU profile
+// that parses as one, an allocation profile, and the Markdown naming the
+// run (no assertion on the sampled times, which depend on the machine).
+func TestRecorder(t *testing.T) {
+	dir := t.TempDir()
+	r, err := NewRecorder(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sink []float64
+	if err := r.Profile("busy", func() error {
+		for i := range 200000 {
+			sink = append(sink, math.Sqrt(float64(i)))
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_ = sink
+	for _, name := range []string{"busy.cpu.pprof", "busy.allocs.pprof"} {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := profile.Parse(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if strings.HasPrefix(name, "busy.allocs") && len(p.SampleType) == 0 {
+			t.Errorf("%s: no sample types", name)
+		}
+	}
+	if len(r.Runs) != 1 || r.Runs[0].ID != "busy" || r.Runs[0].Wall <= 0 {
+		t.Fatalf("runs %+v", r.Runs)
+	}
+	var md bytes.Buffer
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| `busy` |") || !strings.Contains(md.String(), "### `busy`") {
+		t.Errorf("markdown:\n%s", md.String())
+	}
+}
