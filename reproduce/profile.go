@@ -22,8 +22,9 @@ func writeProfile(cfg Config, prof *stageprof.Recorder) (string, error) {
 	fmt.Fprintf(&b, "# Where the time went\n\n")
 	fmt.Fprintf(&b, "Generated %s by `%s` (wcmc %s, %s, GOMAXPROCS %d, BLAS %T).\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), cfg.Command, runner.Version, runtime.Version(), runtime.GOMAXPROCS(0), blas64.Implementation())
-	b.WriteString(`Each experiment computed in this run (not those whose stored results were reused; for a
-run resumed from its journal, only this session's tasks) was profiled on its own: wall time,
+	b.WriteString(`Each experiment computed was profiled on its own (an experiment resumed from its journal:
+over all its sessions, when each was profiled into this directory; an experiment whose stored
+results were reused: its profile from then, marked "earlier", if it is here): wall time,
 CPU time sampled by pprof (100 Hz, all cores), and that CPU time by stage. A sample's stage is
 the outermost wcmc function on its stack (sampling: the workers' chains, and under "setup:" the
 reference posterior; channel; gaussian schemes; apply maps; predictive KL; err2 and moments;
@@ -34,7 +35,7 @@ reference posterior). ` + "`go tool pprof ID.cpu.pprof`" + ` and ` + "`ID.allocs
 
 `)
 	if len(prof.Runs) == 0 {
-		b.WriteString("No experiment was computed in this run (every result was reused).\n")
+		b.WriteString("No experiment was profiled (every result was reused, and no profile of them is in this directory).\n")
 	}
 	if err := prof.WriteMarkdown(&b); err != nil {
 		return "", err

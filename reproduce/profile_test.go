@@ -11,8 +11,9 @@ import (
 
 // TestRunProfile checks --profile: each experiment computed gets its CPU
 // and allocation profiles, which parse, and a section in PROFILE.md with
-// its stages; a rerun that reuses every result profiles nothing and says
-// so. (No assertion on the times, which depend on the machine.)
+// its stages; a rerun that reuses every result shows the earlier profile,
+// and one into a fresh directory says that nothing was profiled. (No
+// assertion on the times, which depend on the machine.)
 func TestRunProfile(t *testing.T) {
 	dir := t.TempDir()
 	prof := filepath.Join(dir, "prof")
@@ -47,7 +48,15 @@ func TestRunProfile(t *testing.T) {
 		t.Fatalf("rerun: %v\n%s", err, log)
 	}
 	md, _ = os.ReadFile(filepath.Join(prof, "PROFILE.md"))
-	if !strings.Contains(string(md), "No experiment was computed in this run") || strings.Contains(string(md), "### `gauss-snr`") {
+	if !strings.Contains(string(md), "| `gauss-snr` (earlier) |") {
 		t.Errorf("PROFILE.md after a rerun that reused everything:\n%s", md)
+	}
+	cfg.Profile = filepath.Join(dir, "prof2")
+	if _, log, err := run(t, cfg); err != nil {
+		t.Fatalf("rerun: %v\n%s", err, log)
+	}
+	md, _ = os.ReadFile(filepath.Join(cfg.Profile, "PROFILE.md"))
+	if !strings.Contains(string(md), "No experiment was profiled") || strings.Contains(string(md), "### `gauss-snr`") {
+		t.Errorf("PROFILE.md of a rerun into a fresh directory:\n%s", md)
 	}
 }

@@ -160,6 +160,13 @@ func Run(ctx context.Context, specs []runner.Spec, cfg Config, log io.Writer) (*
 			res, reused, err = shared, true, writeResult(cfg.Out, shared, fig.Options, log)
 		} else {
 			res, reused, err = runOne(ctx, j.plan, j.opts, fig, cfg.Out, tag, cfg.ReuseVersions, prof, log)
+			if err == nil && reused && prof != nil {
+				// The profile of the computation reused, if it was
+				// profiled into the same directory.
+				if _, err = prof.Load(j.spec.ID); err != nil {
+					return nil, err
+				}
+			}
 		}
 		if reused && !warnedVersion && !runner.VersionTracksCode() {
 			warnedVersion = true

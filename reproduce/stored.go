@@ -60,7 +60,7 @@ func runOne(ctx context.Context, plan *runner.Plan, opts runner.Options, fig fig
 		return err
 	}
 	if prof != nil {
-		err = prof.Profile(spec.ID, compute)
+		err = prof.Profile(spec.ID, resume, compute)
 	} else {
 		err = compute()
 	}

@@ -2,8 +2,10 @@ package stageprof
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -26,8 +28,11 @@ type Recorder struct {
 // Run is one profiled computation.
 type Run struct {
 	ID    string
-	Wall  time.Duration
+	Wall  time.Duration // the profile's duration: the computation's wall time
 	Table Table
+	// Earlier is true for a profile found in the directory (written by an
+	// earlier reproduction whose results were reused), not recorded now.
+	Earlier bool
 }
 
 // NewRecorder returns a Recorder writing into dir, which it creates.
@@ -40,49 +45,115 @@ func NewRecorder(dir string) (*Recorder, error) {
 
 // Profile runs f under a CPU profile and records it as id. The profile
 // covers the whole process while f runs (wcmc runs one experiment at a
-// time, its tasks in parallel). It returns f's error, or a profiling error.
-func (r *Recorder) Profile(id string, f func() error) error {
-	cpuPath := filepath.Join(r.dir, id+".cpu.pprof")
-	cpu, err := os.Create(cpuPath)
-	if err != nil {
-		return err
-	}
-	defer cpu.Close()
+// time, its tasks in parallel). With resume (f continues an interrupted
+// computation), the profiles already in the directory for id are merged
+// with the new ones, so that they cover every session. The profiles are
+// written even when f fails (an interrupted run resumes later); it returns
+// f's error, or a profiling error.
+func (r *Recorder) Profile(id string, resume bool, f func() error) error {
 	before, err := allocs()
 	if err != nil {
 		return err
 	}
-	if err := pprof.StartCPUProfile(cpu); err != nil {
+	var cpu bytes.Buffer
+	if err := pprof.StartCPUProfile(&cpu); err != nil {
 		return fmt.Errorf("profiling %s: %w", id, err)
 	}
 	start := time.Now()
 	ferr := f()
 	wall := time.Since(start)
 	pprof.StopCPUProfile()
-	if ferr != nil {
-		return ferr
-	}
-	if err := cpu.Close(); err != nil {
-		return err
-	}
 	after, err := allocs()
 	if err != nil {
-		return err
+		return errors.Join(ferr, err)
 	}
-	if err := writeDelta(filepath.Join(r.dir, id+".allocs.pprof"), after, before); err != nil {
-		return err
-	}
-	in, err := os.Open(cpuPath)
+	cpuProf, err := profile.Parse(&cpu)
 	if err != nil {
+		return errors.Join(ferr, err)
+	}
+	cpuProf.DurationNanos = wall.Nanoseconds()
+	before.Scale(-1)
+	allocProf, err := profile.Merge([]*profile.Profile{after, before})
+	if err != nil {
+		return errors.Join(ferr, err)
+	}
+	cpuPath, allocPath := r.path(id, ".cpu.pprof"), r.path(id, ".allocs.pprof")
+	if resume {
+		if cpuProf, err = mergeStored(cpuPath, cpuProf); err == nil {
+			allocProf, err = mergeStored(allocPath, allocProf)
+		}
+		if err != nil {
+			return errors.Join(ferr, err)
+		}
+	}
+	if err := errors.Join(write(cpuPath, cpuProf), write(allocPath, allocProf.Compact())); err != nil {
+		return errors.Join(ferr, err)
+	}
+	t, err := Attribute(cpuProf)
+	if err != nil {
+		return errors.Join(ferr, err)
+	}
+	r.Runs = append(r.Runs, Run{ID: id, Wall: time.Duration(cpuProf.DurationNanos), Table: t})
+	return ferr
+}
+
+// Load records the CPU profile of id already in the directory (of an
+// earlier computation whose results are reused), if there is one; it
+// reports whether there was.
+func (r *Recorder) Load(id string) (bool, error) {
+	f, err := os.Open(r.path(id, ".cpu.pprof"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	t, err := Attribute(p)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	r.Runs = append(r.Runs, Run{ID: id, Wall: time.Duration(p.DurationNanos), Table: t, Earlier: true})
+	return true, nil
+}
+
+func (r *Recorder) path(id, ext string) string { return filepath.Join(r.dir, id+ext) }
+
+// mergeStored returns p merged with the profile stored at path (p alone
+// if there is none), their durations added.
+func mergeStored(path string, p *profile.Profile) (*profile.Profile, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return p, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	old, err := profile.Parse(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	d := old.DurationNanos + p.DurationNanos
+	m, err := profile.Merge([]*profile.Profile{old, p})
+	if err != nil {
+		return nil, fmt.Errorf("merging with %s: %w", path, err)
+	}
+	m.DurationNanos = d
+	return m, nil
+}
+
+// write writes p to path.
+func write(path string, p *profile.Profile) error {
+	var buf bytes.Buffer
+	if err := p.Write(&buf); err != nil {
 		return err
 	}
-	defer in.Close()
-	t, err := Read(in)
-	if err != nil {
-		return fmt.Errorf("%s: %w", cpuPath, err)
-	}
-	r.Runs = append(r.Runs, Run{ID: id, Wall: wall, Table: t})
-	return nil
+	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
 
 // allocs returns the process's allocation profile now (after a GC, so
@@ -96,29 +167,18 @@ func allocs() (*profile.Profile, error) {
 	return profile.Parse(&buf)
 }
 
-// writeDelta writes after − before to path.
-func writeDelta(path string, after, before *profile.Profile) error {
-	before.Scale(-1)
-	d, err := profile.Merge([]*profile.Profile{after, before})
-	if err != nil {
-		return err
-	}
-	d = d.Compact()
-	var buf bytes.Buffer
-	if err := d.Write(&buf); err != nil {
-		return err
-	}
-	return os.WriteFile(path, buf.Bytes(), 0o644)
-}
-
 // WriteMarkdown writes the recorded runs as Markdown: a summary table (one
-// row per run: wall time, CPU sampled, the largest stages) and one table per
-// run with every stage.
+// row per run: wall time, CPU sampled, the largest stages; "(earlier)"
+// for a loaded profile) and one table per run with every stage.
 func (r *Recorder) WriteMarkdown(w io.Writer) error {
 	var b bytes.Buffer
 	b.WriteString("| experiment | wall | CPU sampled | largest stages |\n|---|---:|---:|---|\n")
 	for _, run := range r.Runs {
-		fmt.Fprintf(&b, "| `%s` | %s | %s |", run.ID, fmtDur(run.Wall.Seconds()), fmtDur(run.Table.Total))
+		id := "`" + run.ID + "`"
+		if run.Earlier {
+			id += " (earlier)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |", id, fmtDur(run.Wall.Seconds()), fmtDur(run.Table.Total))
 		for i, row := range run.Table.Rows {
 			if i == 3 {
 				break

@@ -102,12 +102,13 @@ func TestRecorder(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sink []float64
-	if err := r.Profile("busy", func() error {
+	busy := func() error {
 		for i := range 200000 {
 			sink = append(sink, math.Sqrt(float64(i)))
 		}
 		return nil
-	}); err != nil {
+	}
+	if err := r.Profile("busy", false, busy); err != nil {
 		t.Fatal(err)
 	}
 	_ = sink
@@ -134,5 +135,32 @@ func TestRecorder(t *testing.T) {
 	}
 	if !strings.Contains(md.String(), "| `busy` |") || !strings.Contains(md.String(), "### `busy`") {
 		t.Errorf("markdown:\n%s", md.String())
+	}
+
+	// A resumed computation's profiles cover both sessions: the duration
+	// is the sum.
+	if err := r.Profile("busy", true, busy); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Runs) != 2 || r.Runs[1].Wall <= r.Runs[0].Wall {
+		t.Errorf("resumed: runs %+v", r.Runs)
+	}
+	// Another reproduction that reuses the results loads the profile.
+	r2, err := NewRecorder(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := r2.Load("busy"); !ok || err != nil {
+		t.Fatalf("Load: %v, %v", ok, err)
+	}
+	if ok, err := r2.Load("absent"); ok || err != nil {
+		t.Fatalf("Load of a missing profile: %v, %v", ok, err)
+	}
+	if len(r2.Runs) != 1 || !r2.Runs[0].Earlier || r2.Runs[0].Wall != r.Runs[1].Wall {
+		t.Errorf("loaded: %+v, recorded %+v", r2.Runs, r.Runs[1])
+	}
+	md.Reset()
+	if err := r2.WriteMarkdown(&md); err != nil || !strings.Contains(md.String(), "| `busy` (earlier) |") {
+		t.Errorf("markdown of a loaded profile (%v):\n%s", err, md.String())
 	}
 }
