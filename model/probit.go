@@ -46,6 +46,8 @@ type Probit struct {
 	// Scratch, grown on demand and reused.
 	marg []float64 // S×B margin / weight block
 	quad []float64 // B×d(d+1)/2 packed u_n u_nᵀ (NegHessians)
+	lam  []float64 // one row of λ values (curvRow)
+	ones []float64 // 1s, the signs of already signed margins (curvRow)
 	ubat []float64 // gathered minibatch rows, N_b×d
 	sbat []float64 // gathered minibatch signs
 }

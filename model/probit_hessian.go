@@ -70,13 +70,17 @@ func (p *Probit) NegHessians(dst, theta *mat.Dense) {
 			// Small d: each sample row's margins and weights are summed
 			// into its packed Hessian directly (the product W_blk Q_blk
 			// has an inner dimension of d(d+1)/2, costly as calls).
+			w := p.marg[:nr]
 			for r := range s {
 				t := th.Data[r*th.Stride : r*th.Stride+d]
 				row := out.Data[r*out.Stride : r*out.Stride+pk]
 				for n := range nr {
-					_, w := invMillsCurv(sg[n] * dotRow(t, ublk.Data[n*ublk.Stride:n*ublk.Stride+d]))
+					w[n] = sg[n] * dotRow(t, ublk.Data[n*ublk.Stride:n*ublk.Stride+d])
+				}
+				p.curvRow(w)
+				for n, wn := range w {
 					for k, x := range q.Data[n*pk : (n+1)*pk] {
-						row[k] += w * x
+						row[k] += wn * x
 					}
 				}
 			}
@@ -87,8 +91,12 @@ func (p *Probit) NegHessians(dst, theta *mat.Dense) {
 			tb := blas64.General{Rows: sr, Cols: d, Stride: th.Stride, Data: th.Data[s0*th.Stride:]}
 			m := blas64.General{Rows: sr, Cols: nr, Stride: nr, Data: p.marg[:sr*nr]}
 			gemm(blas.Trans, 1, tb, ublk, 0, m)
-			for j, mv := range m.Data {
-				_, m.Data[j] = invMillsCurv(sg[j%nr] * mv)
+			for r := range sr {
+				mr := m.Data[r*nr : (r+1)*nr]
+				for j, mv := range mr {
+					mr[j] = sg[j] * mv
+				}
+				p.curvRow(mr)
 			}
 			ob := blas64.General{Rows: sr, Cols: pk, Stride: out.Stride, Data: out.Data[s0*out.Stride:]}
 			gemm(blas.NoTrans, 1, m, q, 1, ob)
@@ -99,5 +107,30 @@ func (p *Probit) NegHessians(dst, theta *mat.Dense) {
 		for i := range d {
 			row[PackedIndex(d, i, i)] += 1 / p.priorVar
 		}
+	}
+}
+
+// curvRow replaces each signed margin x_j of row by w(x_j) = −d²/dx² log Φ(x)
+// = λ(x)(x + λ(x)), exactly as invMillsCurv computes it: λ from the row
+// kernel (invMillsRow with unit signs and scale gives λ(x_j) itself), the
+// left tail through invMillsCurv.
+func (p *Probit) curvRow(row []float64) {
+	n := len(row)
+	p.lam = grow(p.lam, n)
+	if len(p.ones) < n {
+		p.ones = make([]float64, n)
+		for i := range p.ones {
+			p.ones[i] = 1
+		}
+	}
+	lam := p.lam[:n]
+	copy(lam, row)
+	invMillsRow(lam, p.ones[:n], 1)
+	for j, x := range row {
+		if x > tailSwitch {
+			row[j] = lam[j] * (x + lam[j])
+			continue
+		}
+		_, row[j] = invMillsCurv(x)
 	}
 }
