@@ -260,9 +260,14 @@ func LogPhi(x float64) float64 {
 		case x < -tailSwitch:
 			return math.Log1p(-npdf(x) / polyLeft(&invMillsPoly, x))
 		}
-		// Q < 7e−16: log1p(−Q) = −Q = −φ(x)R(x).
+		// Q < 7e−16: log1p(−Q) = −Q = −φ(x)R(x); −0 once φ(x)
+		// underflows (|x| > 38.6), without the continued fraction.
+		phi := npdf(x)
+		if phi == 0 {
+			return math.Copysign(0, -1)
+		}
 		f, _ := millsTail(x)
-		return -npdf(x) / f
+		return -phi / f
 	case x > tailSwitch:
 		return -0.5*x*x - logSqrt2Pi + polyLeft(&logMillsPoly, -x)
 	case math.IsNaN(x):
@@ -327,6 +332,9 @@ func LogPhiMills(x float64) (logPhi, lam float64) {
 			return math.Log1p(-q), phi / (1 - q)
 		}
 		phi := npdf(x)
+		if phi == 0 {
+			return math.Copysign(0, -1), 0 // −φR and φ once φ underflows
+		}
 		f, _ := millsTail(x)
 		return -phi / f, phi
 	case x > tailSwitch:
@@ -350,13 +358,21 @@ func normCDF(x float64) float64 {
 		if x < -tailSwitch {
 			return 1 / polyLeft(&invPhiPoly, x)
 		}
+		phi := npdf(x)
+		if phi == 0 {
+			return 1 // 1 − φR once φ underflows (x > 38.6)
+		}
 		f, _ := millsTail(x)
-		return 1 - npdf(x)/f
+		return 1 - phi/f
 	case x > tailSwitch:
 		return npdf(x) / polyLeft(&invMillsPoly, -x)
 	case math.IsNaN(x):
 		return x
 	}
+	phi := npdf(x)
+	if phi == 0 {
+		return 0 // φR once φ underflows (x < −38.6)
+	}
 	f, _ := millsTail(-x)
-	return npdf(x) / f
+	return phi / f
 }

@@ -261,6 +261,20 @@ var cdfConsts = func() (c [16][4]float64) {
 
 var cdfInts = [4]int64{1023, 1023, 1023, 1023}
 
+// tailMax bounds the right tail the kernel of polyRows evaluates,
+// [−tailSwitch, tailMax): beyond, exp(−x²/2) approaches the range where
+// math.Exp leaves its common path (and φ then underflows).
+const tailMax = 37.0
+
+// tailConsts (four copies each: −tailSwitch, tailMax, 500) and tailInts
+// (the depth rule of millsTail: 9, tailTerms) are the constants of the
+// right tail in polyRows.
+var (
+	tailConsts = [3][4]float64{
+		{-tailSwitch, -tailSwitch, -tailSwitch, -tailSwitch}, {tailMax, tailMax, tailMax, tailMax}, {500, 500, 500, 500}}
+	tailInts = [2][4]int32{{9, 9, 9, 9}, {tailTerms, tailTerms, tailTerms, tailTerms}}
+)
+
 func init() {
 	for k := range invMillsPoly {
 		copy(cdfTab[k][:], invMillsPoly[k][:])

@@ -29,15 +29,64 @@
 	VFMADD231PD Y13, Y6, Y4; \
 	VFMADD231PD Y13, Y4, Y3
 
+// NPDF computes φ(x) for x in X into R as npdf in normal.go does:
+// p = x², e = x·x − p (fused), 1/√(2π)·exp(−p/2)·(1 − e/2), with exp as
+// the FMA branch of the Go runtime's math.Exp on amd64 (archExp: exponent
+// k = round(a·log₂e), reduction by the two halves of ln 2, r/16, the
+// degree-8 Taylor polynomial and four squarings, then scaling by 2^k),
+// for |x| < 37 (no special case of archExp arises). K must be the ymm
+// register of KX. Clobbers E, K, T.
+#define NPDF(X, R, E, K, KX, T) \
+	VMULPD       X, X, R; \
+	VMOVUPD      R, E; \
+	VFMSUB231PD  X, X, E; \
+	VMULPD       ·cdfConsts+32(SB), R, R; \
+	VMULPD       ·cdfConsts+64(SB), R, K; \
+	VCVTPD2DQY   K, KX; \
+	VCVTDQ2PD    KX, T; \
+	VFNMADD231PD ·cdfConsts+96(SB), T, R; \
+	VFNMADD231PD ·cdfConsts+128(SB), T, R; \
+	VMULPD       ·cdfConsts+160(SB), R, R; \
+	VMOVUPD      ·cdfConsts+192(SB), T; \
+	VFMADD213PD  ·cdfConsts+224(SB), R, T; \
+	VFMADD213PD  ·cdfConsts+256(SB), R, T; \
+	VFMADD213PD  ·cdfConsts+288(SB), R, T; \
+	VFMADD213PD  ·cdfConsts+320(SB), R, T; \
+	VFMADD213PD  ·cdfConsts+352(SB), R, T; \
+	VFMADD213PD  ·cdfConsts+384(SB), R, T; \
+	VFMADD213PD  ·cdfConsts+416(SB), R, T; \
+	VMULPD       T, R, R; \
+	VADDPD       ·cdfConsts+448(SB), R, T; \
+	VMULPD       T, R, R; \
+	VADDPD       ·cdfConsts+448(SB), R, T; \
+	VMULPD       T, R, R; \
+	VADDPD       ·cdfConsts+448(SB), R, T; \
+	VMULPD       T, R, R; \
+	VADDPD       ·cdfConsts+448(SB), R, T; \
+	VFMADD213PD  ·cdfConsts+416(SB), T, R; \
+	VPMOVSXDQ    KX, K; \
+	VPADDQ       ·cdfInts+0(SB), K, K; \
+	VPSLLQ       $52, K, K; \
+	VMULPD       K, R, R; \
+	VMULPD       ·cdfConsts+480(SB), R, R; \
+	VMULPD       ·polyRowsConsts+160(SB), E, E; \
+	VXORPD       ·polyRowsConsts+224(SB), E, E; \
+	VMOVUPD      ·cdfConsts+416(SB), T; \
+	VSUBPD       E, T, T; \
+	VMULPD       T, R, R
+
 // func polyRowsAVX2(row, sg []float64, scale float64, lp *float64, out *uint8, mode int)
 //
 // For each group of four margins j: x = s_j·row[j]; lanes with 0 < x < 6
 // (right) or −8 < x ≤ 0 (left) are evaluated by the tables polyLamTab and
-// polyLogTab; out[j/4] gets a bit per lane outside both ranges (left for
-// the caller). Mode bit 1: row[j] = (scale·s_j)·λ for evaluated lanes;
+// polyLogTab, lanes with 8 ≤ x < 37 (the right tail) as LogPhiMills does
+// there (λ = φ(x), log Φ = −φ(x)/f(x), f from millsTail's continued
+// fraction at each lane's depth); out[j/4] gets a bit per lane outside
+// these ranges (left for the caller). Mode bit 1: row[j] = (scale·s_j)·λ for evaluated lanes;
 // mode bit 2: lp[j] = log Φ(x) (evaluated lanes; the others undefined).
 // len(row) must be a multiple of 4 and len(sg) ≥ len(row).
-TEXT ·polyRowsAVX2(SB), NOSPLIT, $0-80
+// Locals: 0(SP) the tail lanes' φ, 32(SP) their log Φ, 64(SP) their mask.
+TEXT ·polyRowsAVX2(SB), NOSPLIT, $96-80
 	MOVQ row_base+0(FP), SI
 	MOVQ row_len+8(FP), CX
 	MOVQ sg_base+24(FP), DX
@@ -65,11 +114,52 @@ loop:
 	VCMPPD  $0x1e, ·polyRowsConsts+32(SB), Y2, Y7 // x > tailSwitch
 	VANDPD  Y7, Y6, Y6
 	VORPD   Y6, Y5, Y14
-	VMOVMSKPD Y14, R13
-	XORQ    $15, R13
-	MOVB    R13, (R8)
-	INCQ    R8
 
+	// The right tail: Y13 = (x ≥ 8 and x < 37), kept at 64(SP).
+	VCMPPD    $0x1d, ·tailConsts+0(SB), Y2, Y6  // x ≥ −tailSwitch
+	VCMPPD    $0x11, ·tailConsts+32(SB), Y2, Y7 // x < tailMax
+	VANDPD    Y7, Y6, Y13
+	VMOVUPD   Y13, 64(SP)
+	VORPD     Y13, Y14, Y6
+	VMOVMSKPD Y6, R13
+	XORQ      $15, R13
+	MOVB      R13, (R8)
+	INCQ      R8
+	VMOVMSKPD Y13, R13
+	TESTQ     R13, R13
+	JZ        notail
+	NPDF(Y2, Y3, Y6, Y4, X4, Y7)               // φ(x)
+	VMOVUPD   Y3, 0(SP)
+	// f = x + 1/g, g from x by g = x + k/g for k = n, …, 2, n = min(20,
+	// 9 + int(500/x²)) ≤ 16 per lane: every lane steps from k = 16 and
+	// keeps its g while k > n.
+	VMULPD      Y2, Y2, Y6
+	VMOVUPD     ·tailConsts+64(SB), Y7         // 500
+	VDIVPD      Y6, Y7, Y7
+	VCVTTPD2DQY Y7, X7
+	VPADDD      ·tailInts+0(SB), X7, X7        // + 9
+	VPMINSD     ·tailInts+16(SB), X7, X7       // min(tailTerms, ·)
+	VCVTDQ2PD   X7, Y7                         // n
+	VMOVUPD     Y2, Y8                         // g = x
+	MOVQ        $16, R12
+tailloop:
+	CVTSQ2SD     R12, X9
+	VBROADCASTSD X9, Y9                        // k
+	VCMPPD       $0x12, Y7, Y9, Y10            // k ≤ n
+	VDIVPD       Y8, Y9, Y11
+	VADDPD       Y2, Y11, Y11                  // x + k/g
+	VBLENDVPD    Y10, Y11, Y8, Y8
+	DECQ         R12
+	CMPQ         R12, $2
+	JGE          tailloop
+	VMOVUPD      ·cdfConsts+416(SB), Y9
+	VDIVPD       Y8, Y9, Y9                    // rem = 1/g
+	VADDPD       Y2, Y9, Y9                    // f = x + rem
+	VXORPD       ·polyRowsConsts+224(SB), Y3, Y3
+	VDIVPD       Y9, Y3, Y3                    // −φ/f
+	VMOVUPD      Y3, 32(SP)
+
+notail:
 	// y = x (right) or t = −x (left); k = int(y·8) or int(t·4) (0 on the
 	// lanes outside, so that their loads stay in the tables);
 	// u = 16·y − (2k+1) or 8·t − (2k+1), as in polyRight and polyLeft.
@@ -104,9 +194,12 @@ loop:
 	TESTQ $1, mode+72(FP)
 	JZ    logpart
 	ESTRIN(BX)                                 // λ
+	VMOVUPD   64(SP), Y6
+	VBLENDVPD Y6, 0(SP), Y3, Y3                // the tail: λ = φ
 	VMULPD    Y15, Y1, Y4                      // scale·s
 	VMULPD    Y3, Y4, Y4                       // (scale·s)·λ
-	VBLENDVPD Y14, Y4, Y0, Y4
+	VORPD     Y6, Y14, Y6
+	VBLENDVPD Y6, Y4, Y0, Y4
 	VMOVUPD   Y4, (SI)(AX*1)
 
 logpart:
@@ -119,6 +212,8 @@ logpart:
 	VSUBPD    ·polyRowsConsts+192(SB), Y6, Y6
 	VADDPD    Y3, Y6, Y6
 	VBLENDVPD Y5, Y4, Y6, Y4
+	VMOVUPD   64(SP), Y6
+	VBLENDVPD Y6, 32(SP), Y4, Y4               // the tail: −φ/f
 	VMOVUPD   Y4, (DI)(AX*1)
 
 next:
@@ -194,45 +289,7 @@ cdfloop:
 	ESTRIN(BX)                                  // M(−x) (left) or P(x) (right)
 	VMOVUPD   Y3, Y15
 
-	// npdf(x) = (1/√(2π) · exp(−p/2)) · (1 − e/2), p = x², e = x² − p.
-	VMULPD    Y2, Y2, Y0                        // p
-	VMOVUPD   Y0, Y1
-	VFMSUB231PD Y2, Y2, Y1                      // e = x·x − p (fused)
-	VMULPD    ·cdfConsts+32(SB), Y0, Y0         // a = −0.5·p
-	// exp(a), archExp's FMA branch.
-	VMULPD    ·cdfConsts+64(SB), Y0, Y4         // a·log₂e
-	VCVTPD2DQY Y4, X4                           // k = round(a·log₂e)
-	VCVTDQ2PD X4, Y6
-	VFNMADD231PD ·cdfConsts+96(SB), Y6, Y0      // a − k·ln2U
-	VFNMADD231PD ·cdfConsts+128(SB), Y6, Y0     // − k·ln2L
-	VMULPD    ·cdfConsts+160(SB), Y0, Y0        // r = ·/16
-	VMOVUPD   ·cdfConsts+192(SB), Y6            // 1/8!
-	VFMADD213PD ·cdfConsts+224(SB), Y0, Y6      // ·r + 1/7!
-	VFMADD213PD ·cdfConsts+256(SB), Y0, Y6
-	VFMADD213PD ·cdfConsts+288(SB), Y0, Y6
-	VFMADD213PD ·cdfConsts+320(SB), Y0, Y6
-	VFMADD213PD ·cdfConsts+352(SB), Y0, Y6      // 1/3!
-	VFMADD213PD ·cdfConsts+384(SB), Y0, Y6      // 1/2
-	VFMADD213PD ·cdfConsts+416(SB), Y0, Y6      // 1
-	VMULPD    Y6, Y0, Y0                        // s = r·P(r)
-	VADDPD    ·cdfConsts+448(SB), Y0, Y6        // s + 2
-	VMULPD    Y6, Y0, Y0
-	VADDPD    ·cdfConsts+448(SB), Y0, Y6
-	VMULPD    Y6, Y0, Y0
-	VADDPD    ·cdfConsts+448(SB), Y0, Y6
-	VMULPD    Y6, Y0, Y0
-	VADDPD    ·cdfConsts+448(SB), Y0, Y6
-	VFMADD213PD ·cdfConsts+416(SB), Y6, Y0      // s·(s+2) + 1
-	VPMOVSXDQ X4, Y4                            // k as int64
-	VPADDQ    ·cdfInts+0(SB), Y4, Y4            // + 1023
-	VPSLLQ    $52, Y4, Y4                       // 2^k
-	VMULPD    Y4, Y0, Y0                        // exp(a)
-	VMULPD    ·cdfConsts+480(SB), Y0, Y0        // 1/√(2π)·exp(a)
-	VMULPD    ·polyRowsConsts+160(SB), Y1, Y1   // −0.5·e
-	VXORPD    ·polyRowsConsts+224(SB), Y1, Y1   // 0.5·e
-	VMOVUPD   ·cdfConsts+416(SB), Y6
-	VSUBPD    Y1, Y6, Y6                        // 1 − 0.5·e
-	VMULPD    Y6, Y0, Y0                        // npdf(x)
+	NPDF(Y2, Y0, Y1, Y4, X4, Y6)                // npdf(x)
 	VDIVPD    Y15, Y0, Y0                       // left: npdf(x)/M(−x)
 	VMOVUPD   ·cdfConsts+416(SB), Y6
 	VDIVPD    Y15, Y6, Y6                       // right: 1/P(x)

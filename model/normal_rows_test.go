@@ -84,6 +84,52 @@ func TestRowFunctionsVectorGeneric(t *testing.T) {
 	}
 }
 
+// TestRowFunctionsTail walks the right tail, where the kernel evaluates
+// the continued fraction (8 ≤ x < tailMax), and its edges finely, against
+// the generic loops.
+func TestRowFunctionsTail(t *testing.T) {
+	if !usePolyRows {
+		t.Skip("no vector kernel on this CPU or build")
+	}
+	var ms []float64
+	for x := 5.9; x < 40; x += 1.3e-3 {
+		ms = append(ms, x, -x)
+	}
+	ms = append(ms, -tailSwitch, math.Nextafter(-tailSwitch, 0), tailMax, math.Nextafter(tailMax, 0), 0, 0, 0)
+	ms = ms[:len(ms)&^3]
+	sg := make([]float64, len(ms))
+	for i := range sg {
+		sg[i] = 1
+	}
+	got, want := append([]float64(nil), ms...), append([]float64(nil), ms...)
+	s, w := logPhiMillsRow(got, sg, 0.7), logPhiMillsRowAcc(0, want, sg, 0.7)
+	for j := range got {
+		if !sameBits(got[j], want[j]) {
+			t.Fatalf("x = %v: scaled λ %v, generic %v", ms[j], got[j], want[j])
+		}
+	}
+	if !sameBits(s, w) || !sameBits(logPhiRow(ms, sg), logPhiRowAcc(0, ms, sg)) {
+		t.Fatalf("sums: %v, generic %v", s, w)
+	}
+	got = append(got[:0], ms...)
+	invMillsRow(got, sg, 1.5)
+	want = append(want[:0], ms...)
+	invMillsRowGeneric(want, sg, 1.5)
+	for j := range got {
+		if !sameBits(got[j], want[j]) {
+			t.Fatalf("x = %v: λ %v, generic %v", ms[j], got[j], want[j])
+		}
+	}
+	// Per margin, the terms of the sum, so that no difference hides in it.
+	for _, x := range ms {
+		row := []float64{x, x, x, x}
+		one := []float64{1, 1, 1, 1}
+		if g, w := logPhiRow(row, one), logPhiRowAcc(0, row, one); !sameBits(g, w) {
+			t.Fatalf("x = %v: 4 log Φ = %v, generic %v", x, g, w)
+		}
+	}
+}
+
 // TestRowFunctionsFiniteSum checks the vector sums on margins without NaN
 // or infinities, where a wrong lane could not hide behind a NaN total.
 func TestRowFunctionsFiniteSum(t *testing.T) {
@@ -203,4 +249,21 @@ func BenchmarkCDFRow(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/margin")
 	})
+}
+
+// TestUnderflowShortcut checks that the far tails, where φ(x) underflows
+// and the functions skip the continued fraction, give exactly what the
+// continued-fraction formulas give there.
+func TestUnderflowShortcut(t *testing.T) {
+	for x := 8.0; x < 1e6; x *= 1.0001 {
+		f, _ := millsTail(x)
+		phi := npdf(x)
+		lp, lam := LogPhiMills(x)
+		if !sameBits(lp, -phi/f) || !sameBits(lam, phi) || !sameBits(LogPhi(x), -phi/f) {
+			t.Fatalf("x = %v: log Φ %v, λ %v; formula %v, %v", x, lp, lam, -phi/f, phi)
+		}
+		if !sameBits(normCDF(x), 1-phi/f) || !sameBits(normCDF(-x), phi/f) {
+			t.Fatalf("x = %v: Φ(±x) = %v, %v; formula %v, %v", x, normCDF(x), normCDF(-x), 1-phi/f, phi/f)
+		}
+	}
 }
