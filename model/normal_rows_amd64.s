@@ -85,8 +85,10 @@
 // these ranges (left for the caller). Mode bit 1: row[j] = (scale·s_j)·λ for evaluated lanes;
 // mode bit 2: lp[j] = log Φ(x) (evaluated lanes; the others undefined).
 // len(row) must be a multiple of 4 and len(sg) ≥ len(row).
-// Locals: 0(SP) the tail lanes' φ, 32(SP) their log Φ, 64(SP) their mask.
-TEXT ·polyRowsAVX2(SB), NOSPLIT, $96-80
+// Locals: 0(SP) the tail lanes' φ, 32(SP) their log Φ, 64(SP) their mask;
+// 96(SP) and 128(SP) the next group's φ and log Φ, 192(SP) whether they are
+// computed.
+TEXT ·polyRowsAVX2(SB), NOSPLIT, $200-80
 	MOVQ row_base+0(FP), SI
 	MOVQ row_len+8(FP), CX
 	MOVQ sg_base+24(FP), DX
@@ -95,6 +97,7 @@ TEXT ·polyRowsAVX2(SB), NOSPLIT, $96-80
 	MOVQ out+64(FP), R8
 	LEAQ ·polyLamTab(SB), BX
 	LEAQ ·polyLogTab(SB), R9
+	MOVQ $0, 192(SP)
 	SHLQ $3, CX
 	XORQ AX, AX
 	TESTQ CX, CX
@@ -115,7 +118,11 @@ loop:
 	VANDPD  Y7, Y6, Y6
 	VORPD   Y6, Y5, Y14
 
-	// The right tail: Y13 = (x ≥ 8 and x < 37), kept at 64(SP).
+	// The right tail: Y13 = (x ≥ 8 and x < 37), kept at 64(SP). Its
+	// continued fraction is a chain of divisions, so the tails of this
+	// group and the next are computed together (two chains in flight) and
+	// the next group's kept at 96(SP) (φ), 128(SP) (log Φ), with 192(SP)
+	// set.
 	VCMPPD    $0x1d, ·tailConsts+0(SB), Y2, Y6  // x ≥ −tailSwitch
 	VCMPPD    $0x11, ·tailConsts+32(SB), Y2, Y7 // x < tailMax
 	VANDPD    Y7, Y6, Y13
@@ -125,11 +132,37 @@ loop:
 	XORQ      $15, R13
 	MOVB      R13, (R8)
 	INCQ      R8
-	VMOVMSKPD Y13, R13
+	CMPQ      192(SP), $0
+	JEQ       tailcompute
+	MOVQ      $0, 192(SP)                      // computed with the previous group
+	VMOVUPD   96(SP), Y6
+	VMOVUPD   Y6, 0(SP)
+	VMOVUPD   128(SP), Y6
+	VMOVUPD   Y6, 32(SP)
+	JMP       notail
+
+tailcompute:
+	VXORPD    Y12, Y12, Y12                    // the next group's tail lanes
+	VMOVUPD   Y2, Y10                          // the next group's x (this one's if none)
+	LEAQ      32(AX), R12
+	CMPQ      R12, CX
+	JGE       tailany
+	VMOVUPD   (SI)(R12*1), Y10
+	VMULPD    (DX)(R12*1), Y10, Y10            // s·m
+	VCMPPD    $0x1d, ·tailConsts+0(SB), Y10, Y6
+	VCMPPD    $0x11, ·tailConsts+32(SB), Y10, Y7
+	VANDPD    Y7, Y6, Y12
+
+tailany:
+	VORPD     Y12, Y13, Y6
+	VMOVMSKPD Y6, R13
 	TESTQ     R13, R13
 	JZ        notail
+	MOVQ      $1, 192(SP)
 	NPDF(Y2, Y3, Y6, Y4, X4, Y7)               // φ(x)
 	VMOVUPD   Y3, 0(SP)
+	NPDF(Y10, Y3, Y6, Y4, X4, Y7)              // the next group's
+	VMOVUPD   Y3, 96(SP)
 	// f = x + 1/g, g from x by g = x + k/g for k = n, …, 2, n = min(20,
 	// 9 + int(500/x²)) ≤ 16 per lane: every lane steps from k = 16 and
 	// keeps its g while k > n.
@@ -140,24 +173,43 @@ loop:
 	VPADDD      ·tailInts+0(SB), X7, X7        // + 9
 	VPMINSD     ·tailInts+16(SB), X7, X7       // min(tailTerms, ·)
 	VCVTDQ2PD   X7, Y7                         // n
+	VMULPD      Y10, Y10, Y6
+	VMOVUPD     ·tailConsts+64(SB), Y11
+	VDIVPD      Y6, Y11, Y11
+	VCVTTPD2DQY Y11, X11
+	VPADDD      ·tailInts+0(SB), X11, X11
+	VPMINSD     ·tailInts+16(SB), X11, X11
+	VCVTDQ2PD   X11, Y11                       // the next group's n
 	VMOVUPD     Y2, Y8                         // g = x
+	VMOVUPD     Y10, Y13
 	MOVQ        $16, R12
 tailloop:
 	CVTSQ2SD     R12, X9
 	VBROADCASTSD X9, Y9                        // k
-	VCMPPD       $0x12, Y7, Y9, Y10            // k ≤ n
-	VDIVPD       Y8, Y9, Y11
-	VADDPD       Y2, Y11, Y11                  // x + k/g
-	VBLENDVPD    Y10, Y11, Y8, Y8
+	VCMPPD       $0x12, Y7, Y9, Y6             // k ≤ n
+	VDIVPD       Y8, Y9, Y4
+	VADDPD       Y2, Y4, Y4                    // x + k/g
+	VBLENDVPD    Y6, Y4, Y8, Y8
+	VCMPPD       $0x12, Y11, Y9, Y6
+	VDIVPD       Y13, Y9, Y3
+	VADDPD       Y10, Y3, Y3
+	VBLENDVPD    Y6, Y3, Y13, Y13
 	DECQ         R12
 	CMPQ         R12, $2
 	JGE          tailloop
 	VMOVUPD      ·cdfConsts+416(SB), Y9
-	VDIVPD       Y8, Y9, Y9                    // rem = 1/g
-	VADDPD       Y2, Y9, Y9                    // f = x + rem
+	VDIVPD       Y8, Y9, Y4                    // rem = 1/g
+	VADDPD       Y2, Y4, Y4                    // f = x + rem
+	VMOVUPD      0(SP), Y3
 	VXORPD       ·polyRowsConsts+224(SB), Y3, Y3
-	VDIVPD       Y9, Y3, Y3                    // −φ/f
+	VDIVPD       Y4, Y3, Y3                    // −φ/f
 	VMOVUPD      Y3, 32(SP)
+	VDIVPD       Y13, Y9, Y4
+	VADDPD       Y10, Y4, Y4
+	VMOVUPD      96(SP), Y3
+	VXORPD       ·polyRowsConsts+224(SB), Y3, Y3
+	VDIVPD       Y4, Y3, Y3
+	VMOVUPD      Y3, 128(SP)
 
 notail:
 	// y = x (right) or t = −x (left); k = int(y·8) or int(t·4) (0 on the

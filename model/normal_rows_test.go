@@ -161,6 +161,11 @@ func BenchmarkRowFunctions(b *testing.B) {
 			ms[i] = math.Abs(ms[i])
 		}
 	}
+	// Margins of a confident model (MNIST's): mostly in the right tail.
+	tail := make([]float64, n)
+	for i := range tail {
+		tail[i] = 8 + 20*rng.Float64()
+	}
 	row := make([]float64, n)
 	for _, c := range []struct {
 		name string
@@ -172,6 +177,8 @@ func BenchmarkRowFunctions(b *testing.B) {
 		{"logPhi/generic", func() { sink = logPhiRowAcc(0, ms, sg) }},
 		{"logPhiMills/rows", func() { copy(row, ms); sink = logPhiMillsRow(row, sg, 1) }},
 		{"logPhiMills/generic", func() { copy(row, ms); sink = logPhiMillsRowAcc(0, row, sg, 1) }},
+		{"logPhiMills-tail/rows", func() { copy(row, tail); sink = logPhiMillsRow(row, sg, 1) }},
+		{"logPhiMills-tail/generic", func() { copy(row, tail); sink = logPhiMillsRowAcc(0, row, sg, 1) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
