@@ -3,15 +3,20 @@ package model
 import "math"
 
 // Row forms of the special functions: the probit data term applies them to
-// the margins m_j of one row of the margin matrix, x_j = s_j m_j. Where the
-// CPU has AVX2 and FMA (polyRows, normal_rows_amd64.s), margins in the
-// polynomial ranges (−8 < x < 6) are evaluated four at a time with the
-// arithmetic of the scalar code, operation for operation (the same
-// coefficients, the same Estrin scheme by fused multiply-adds, the same
-// rounding of every product), and the others are finished one by one by
-// the scalar functions; sums are added in order of j. The results are
-// therefore bit-identical to the generic loops below, which are used
-// elsewhere and for the last len(row) mod 4 margins.
+// the margins m_j of one row of the margin matrix, x_j = s_j m_j, and the
+// predictive probabilities add Φ(m_j) (cdfRowAdd). Where the CPU has AVX2
+// and FMA (polyRows and cdfRows, normal_rows_amd64.s), four margins at a
+// time are evaluated with the arithmetic of the scalar code, operation for
+// operation (the same coefficients, the same Estrin scheme by fused
+// multiply-adds, the same rounding of every product, the same
+// continued-fraction depth, and φ's exponential as the Go runtime computes
+// it): the polynomial ranges −8 < x < 6 (and Φ's −8 < x < 8) and, for λ and
+// log Φ, the right tail 8 ≤ x < tailMax. The other margins are finished one
+// by one by the scalar functions, and sums are added in order of j. The
+// results are therefore bit-identical to the generic loops below, which are
+// used elsewhere and for the last len(row) mod 4 margins
+// (TestRowFunctionsVectorGeneric, TestRowFunctionsTail,
+// TestCDFRowVectorGeneric).
 
 // Modes of polyRows: which outputs it writes.
 const (
