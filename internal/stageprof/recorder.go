@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/wcmc-project/wcmc/internal/atomicfile"
 )
 
 // Recorder profiles computations one after another (the experiments of a
@@ -123,8 +125,11 @@ func (r *Recorder) Load(id string) (bool, error) {
 
 func (r *Recorder) path(id, ext string) string { return filepath.Join(r.dir, id+ext) }
 
-// mergeStored returns p merged with the profile stored at path (p alone
-// if there is none), their durations added.
+// mergeStored returns p merged with the profile stored at path, their
+// durations added; p alone if there is none, or if it does not parse (a
+// process killed while writing it, e.g. by an older wcmc that wrote its
+// profile as it ran): the earlier sessions' profile is then lost, not this
+// one's.
 func mergeStored(path string, p *profile.Profile) (*profile.Profile, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -136,7 +141,7 @@ func mergeStored(path string, p *profile.Profile) (*profile.Profile, error) {
 	defer f.Close()
 	old, err := profile.Parse(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return p, nil
 	}
 	d := old.DurationNanos + p.DurationNanos
 	m, err := profile.Merge([]*profile.Profile{old, p})
@@ -147,13 +152,10 @@ func mergeStored(path string, p *profile.Profile) (*profile.Profile, error) {
 	return m, nil
 }
 
-// write writes p to path.
+// write writes p to path, atomically (a profile is never left half
+// written).
 func write(path string, p *profile.Profile) error {
-	var buf bytes.Buffer
-	if err := p.Write(&buf); err != nil {
-		return err
-	}
-	return os.WriteFile(path, buf.Bytes(), 0o644)
+	return atomicfile.Write(path, p.Write)
 }
 
 // allocs returns the process's allocation profile now (after a GC, so

@@ -145,6 +145,14 @@ func TestRecorder(t *testing.T) {
 	if len(r.Runs) != 2 || r.Runs[1].Wall <= r.Runs[0].Wall {
 		t.Errorf("resumed: runs %+v", r.Runs)
 	}
+	// A stored profile that does not parse (a process killed while
+	// writing it) is dropped, not merged: this session's is kept.
+	if err := os.WriteFile(filepath.Join(dir, "cut.cpu.pprof"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Profile("cut", true, busy); err != nil {
+		t.Fatalf("resumed over a cut profile: %v", err)
+	}
 	// Another reproduction that reuses the results loads the profile.
 	r2, err := NewRecorder(dir)
 	if err != nil {
