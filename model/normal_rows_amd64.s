@@ -82,9 +82,11 @@
 // polyLogTab, lanes with 8 ≤ x < 37 (the right tail) as LogPhiMills does
 // there (λ = φ(x), log Φ = −φ(x)/f(x), f from millsTail's continued
 // fraction at each lane's depth); out[j/4] gets a bit per lane outside
-// these ranges (left for the caller). Mode bit 1: row[j] = (scale·s_j)·λ for evaluated lanes;
-// mode bit 2: lp[j] = log Φ(x) (evaluated lanes; the others undefined).
-// len(row) must be a multiple of 4 and len(sg) ≥ len(row).
+// these ranges (left for the caller). Mode bit 1: row[j] = (scale·s_j)·λ
+// for evaluated lanes; mode bit 2: lp[j] = log Φ(x) (evaluated lanes; the
+// others undefined). len(row) must be a multiple of 4 and
+// len(sg) ≥ len(row).
+//
 // Locals: 0(SP) the tail lanes' φ, 32(SP) their log Φ, 64(SP) their mask;
 // 96(SP) and 128(SP) the next group's φ and log Φ, 192(SP) whether they are
 // computed.
