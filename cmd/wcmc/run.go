@@ -30,6 +30,7 @@ func newRunCmd(specs []runner.Spec) *cobra.Command {
 		shardCount int
 		bandName   string
 		dryRun     bool
+		profileDir string
 		flagLimits chainLimits
 	)
 	cmd := &cobra.Command{
@@ -49,6 +50,10 @@ its own random stream derived from --seed, so results do not depend on
                     .converged.* under the others. Lines are means, bands
                     95% confidence intervals of the mean (--band spread:
                     the 5-95% range of the trials)
+
+With --profile DIR, also DIR/ID.cpu.pprof and DIR/ID.allocs.pprof (for
+go tool pprof), and the run's CPU time by stage (worker sampling, each
+WVCMC optimiser, channel, KL, ...) on stderr.
 
 Use 'wcmc show ID' to see an experiment's parameters, their defaults and
 ranges, and which one is swept; change them with --set name=value (the
@@ -127,7 +132,16 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 			defer close(finished)
 			watchSignals(finished, stderr, journal.Path(out, spec.ID), resume)
 
-			res, err := journal.Run(cmd.Context(), spec, opts)
+			var res *runner.Result
+			compute := func() (err error) {
+				res, err = journal.Run(cmd.Context(), spec, opts)
+				return err
+			}
+			if profileDir == "" {
+				err = compute()
+			} else {
+				err = profileRun(profileDir, spec.ID, opts.Resume, compute, stderr)
+			}
 			var stopped *journal.Interrupted
 			switch {
 			case errors.As(err, &stopped):
@@ -179,6 +193,7 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 	f.IntVar(&shardCount, "shard-count", 0, "number of shards when the index comes from JOB_COMPLETION_INDEX (default $WCMC_SHARD_COUNT)")
 	f.BoolVar(&dryRun, "dry-run", false, "check the parameters and the shard, print how many tasks it holds, and run nothing")
 	f.StringVar(&bandName, "band", results.BandCI.String(), "figure bands: ci (95% confidence interval of the mean) or spread (5-95% range of the trials)")
+	f.StringVar(&profileDir, "profile", "", "write a CPU and an allocation profile of the run (ID.cpu.pprof, ID.allocs.pprof) into this directory and print its CPU time by stage")
 	cmd.RegisterFlagCompletionFunc("set", completeSets(specs))
 	cmd.RegisterFlagCompletionFunc("band", completeWords(results.Bands...))
 	return cmd

@@ -159,6 +159,10 @@ func (t Table) WriteText(w io.Writer) error {
 	if _, err := fmt.Fprintf(w, "CPU profile by stage (%.1f s sampled):\n", t.Total); err != nil {
 		return err
 	}
+	if t.Total == 0 {
+		_, err := fmt.Fprintln(w, "  (no samples: the computation took less than the 10 ms sampling period)")
+		return err
+	}
 	for _, r := range t.Rows {
 		if _, err := fmt.Fprintf(w, "  %-44s %8.2f s  %5.1f%%\n", r.Stage, r.Seconds, 100*r.Seconds/t.Total); err != nil {
 			return err
