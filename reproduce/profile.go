@@ -23,7 +23,8 @@ func writeProfile(cfg Config, prof *stageprof.Recorder) (string, error) {
 	fmt.Fprintf(&b, "Generated %s by `%s` (wcmc %s, %s, GOMAXPROCS %d, BLAS %T).\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), cfg.Command, runner.Version, runtime.Version(), runtime.GOMAXPROCS(0), blas64.Implementation())
 	b.WriteString(`Each experiment computed was profiled on its own (an experiment resumed from its journal:
-over all its sessions, when each was profiled into this directory; an experiment whose stored
+over all its sessions, when each was profiled into this directory, up to its last checkpoint
+for a session that was killed (profiles are written every 5 minutes); an experiment whose stored
 results were reused: its profile from then, marked "earlier", if it is here): wall time,
 CPU time sampled by pprof (100 Hz, all cores), and that CPU time by stage. A sample's stage is
 the outermost wcmc function on its stack (sampling: the workers' chains, and under "setup:" the

@@ -48,6 +48,9 @@ since); the report says which.
 profiles, ID.cpu.pprof and ID.allocs.pprof) and writes DIR/PROFILE.md:
 its wall time and where its CPU time went, by stage (worker sampling,
 reference posterior, each WVCMC optimiser, channel, predictive KL, ...).
+The running experiment's profiles are rewritten every 5 minutes, so a
+killed process keeps all but the last minutes of them; resumed, they are
+merged with this session's.
 
 Each claim is judged under the WVCMC optimisation protocols it is about
 (in-sample claims under paper and converged, fresh-signal claims under

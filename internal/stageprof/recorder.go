@@ -25,7 +25,20 @@ import (
 type Recorder struct {
 	dir  string
 	Runs []Run
+	// Checkpoint is how often the profiles of a running computation are
+	// written (merged with what was written before), so that a process
+	// killed mid-computation (a batch system's time limit) loses at most
+	// that much of its profile; DefaultCheckpoint if zero.
+	Checkpoint time.Duration
+	// ticks, when set (tests), replaces the checkpoint timer.
+	ticks <-chan time.Time
+	// checkpointed, when set (tests), is called after each checkpoint
+	// written while the computation runs.
+	checkpointed func()
 }
+
+// DefaultCheckpoint is the default Recorder.Checkpoint.
+const DefaultCheckpoint = 5 * time.Minute
 
 // Run is one profiled computation.
 type Run struct {
@@ -47,56 +60,120 @@ func NewRecorder(dir string) (*Recorder, error) {
 
 // Profile runs f under a CPU profile and records it as id. The profile
 // covers the whole process while f runs (wcmc runs one experiment at a
-// time, its tasks in parallel). With resume (f continues an interrupted
+// time, its tasks in parallel). The profiles are written every Checkpoint
+// while f runs and once more when it returns, even when it fails (an
+// interrupted run resumes later). With resume (f continues an interrupted
 // computation), the profiles already in the directory for id are merged
-// with the new ones, so that they cover every session. The profiles are
-// written even when f fails (an interrupted run resumes later); it returns
-// f's error, or a profiling error.
+// with the new ones, so that they cover every session; without, stale ones
+// are removed first. It returns f's error, or a profiling error.
 func (r *Recorder) Profile(id string, resume bool, f func() error) error {
+	s := &session{cpuPath: r.path(id, ".cpu.pprof"), allocPath: r.path(id, ".allocs.pprof")}
+	if resume {
+		s.cpu, s.alloc = loadStored(s.cpuPath), loadStored(s.allocPath)
+	} else {
+		for _, p := range []string{s.cpuPath, s.allocPath} {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	if err := s.start(id); err != nil {
+		return err
+	}
+	ticks := r.ticks
+	if ticks == nil {
+		every := r.Checkpoint
+		if every <= 0 {
+			every = DefaultCheckpoint
+		}
+		t := time.NewTicker(every)
+		defer t.Stop()
+		ticks = t.C
+	}
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	for {
+		select {
+		case ferr := <-done:
+			if err := s.stop(); err != nil {
+				return errors.Join(ferr, err)
+			}
+			t, err := Attribute(s.cpu)
+			if err != nil {
+				return errors.Join(ferr, err)
+			}
+			r.Runs = append(r.Runs, Run{ID: id, Wall: time.Duration(s.cpu.DurationNanos), Table: t})
+			return ferr
+		case <-ticks:
+			err := s.stop()
+			if err == nil {
+				err = s.start(id)
+			}
+			if err != nil {
+				// Profiling failed mid-run: let the computation finish
+				// (its results matter more), then report.
+				return errors.Join(<-done, err)
+			}
+			if r.checkpointed != nil {
+				r.checkpointed()
+			}
+		}
+	}
+}
+
+// session is the profiling of one computation, in segments between
+// checkpoints: cpu and alloc accumulate the segments written so far (and,
+// resumed, the earlier sessions').
+type session struct {
+	cpuPath, allocPath string
+	cpu, alloc         *profile.Profile
+	buf                bytes.Buffer
+	began              time.Time
+	allocsBefore       *profile.Profile
+}
+
+// start begins a segment.
+func (s *session) start(id string) error {
 	before, err := allocs()
 	if err != nil {
 		return err
 	}
-	var cpu bytes.Buffer
-	if err := pprof.StartCPUProfile(&cpu); err != nil {
+	s.allocsBefore = before
+	s.buf.Reset()
+	if err := pprof.StartCPUProfile(&s.buf); err != nil {
 		return fmt.Errorf("profiling %s: %w", id, err)
 	}
-	start := time.Now()
-	ferr := f()
-	wall := time.Since(start)
+	s.began = time.Now()
+	return nil
+}
+
+// stop ends a segment, adds it to the accumulated profiles and writes
+// them.
+func (s *session) stop() error {
+	wall := time.Since(s.began)
 	pprof.StopCPUProfile()
 	after, err := allocs()
 	if err != nil {
-		return errors.Join(ferr, err)
+		return err
 	}
-	cpuProf, err := profile.Parse(&cpu)
+	cpu, err := profile.Parse(&s.buf)
 	if err != nil {
-		return errors.Join(ferr, err)
+		return err
 	}
-	cpuProf.DurationNanos = wall.Nanoseconds()
-	before.Scale(-1)
-	allocProf, err := profile.Merge([]*profile.Profile{after, before})
+	cpu.DurationNanos = wall.Nanoseconds()
+	s.allocsBefore.Scale(-1)
+	alloc, err := profile.Merge([]*profile.Profile{after, s.allocsBefore})
 	if err != nil {
-		return errors.Join(ferr, err)
+		return err
 	}
-	cpuPath, allocPath := r.path(id, ".cpu.pprof"), r.path(id, ".allocs.pprof")
-	if resume {
-		if cpuProf, err = mergeStored(cpuPath, cpuProf); err == nil {
-			allocProf, err = mergeStored(allocPath, allocProf)
-		}
-		if err != nil {
-			return errors.Join(ferr, err)
-		}
+	if s.cpu, err = mergeDurations(s.cpu, cpu); err != nil {
+		return fmt.Errorf("merging with %s: %w", s.cpuPath, err)
 	}
-	if err := errors.Join(write(cpuPath, cpuProf), write(allocPath, allocProf.Compact())); err != nil {
-		return errors.Join(ferr, err)
+	if s.alloc, err = mergeDurations(s.alloc, alloc); err != nil {
+		return fmt.Errorf("merging with %s: %w", s.allocPath, err)
 	}
-	t, err := Attribute(cpuProf)
-	if err != nil {
-		return errors.Join(ferr, err)
-	}
-	r.Runs = append(r.Runs, Run{ID: id, Wall: time.Duration(cpuProf.DurationNanos), Table: t})
-	return ferr
+	s.alloc = s.alloc.Compact()
+	return errors.Join(write(s.cpuPath, s.cpu), write(s.allocPath, s.alloc))
 }
 
 // Load records the CPU profile of id already in the directory (of an
@@ -125,28 +202,33 @@ func (r *Recorder) Load(id string) (bool, error) {
 
 func (r *Recorder) path(id, ext string) string { return filepath.Join(r.dir, id+ext) }
 
-// mergeStored returns p merged with the profile stored at path, their
-// durations added; p alone if there is none, or if it does not parse (a
-// process killed while writing it, e.g. by an older wcmc that wrote its
-// profile as it ran): the earlier sessions' profile is then lost, not this
-// one's.
-func mergeStored(path string, p *profile.Profile) (*profile.Profile, error) {
+// loadStored returns the profile stored at path; nil if there is none, or
+// if it does not parse (a process killed while writing it, e.g. by an older
+// wcmc that did not write atomically): the earlier sessions' profile is
+// then lost, not this one's.
+func loadStored(path string) *profile.Profile {
 	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return p, nil
-	}
 	if err != nil {
-		return nil, err
+		return nil
 	}
 	defer f.Close()
-	old, err := profile.Parse(f)
+	p, err := profile.Parse(f)
 	if err != nil {
+		return nil
+	}
+	return p
+}
+
+// mergeDurations returns old merged with p, their durations added; p if
+// old is nil.
+func mergeDurations(old, p *profile.Profile) (*profile.Profile, error) {
+	if old == nil {
 		return p, nil
 	}
 	d := old.DurationNanos + p.DurationNanos
 	m, err := profile.Merge([]*profile.Profile{old, p})
 	if err != nil {
-		return nil, fmt.Errorf("merging with %s: %w", path, err)
+		return nil, err
 	}
 	m.DurationNanos = d
 	return m, nil

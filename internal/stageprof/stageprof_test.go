@@ -2,11 +2,14 @@ package stageprof
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/pprof/profile"
 )
@@ -171,4 +174,74 @@ func TestRecorder(t *testing.T) {
 	if err := r2.WriteMarkdown(&md); err != nil || !strings.Contains(md.String(), "| `busy` (earlier) |") {
 		t.Errorf("markdown of a loaded profile (%v):\n%s", err, md.String())
 	}
+}
+
+// TestRecorderCheckpoints checks that a running computation's profiles are
+// written at each checkpoint, so that a process killed mid-computation
+// keeps them, and that the final profile covers every segment; and that a
+// computation that is not resumed starts afresh over stale files.
+func TestRecorderCheckpoints(t *testing.T) {
+	dir := t.TempDir()
+	r, err := NewRecorder(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ticks := make(chan time.Time)
+	written := make(chan struct{})
+	r.ticks, r.checkpointed = ticks, func() { written <- struct{}{} }
+	cpuPath := filepath.Join(dir, "long.cpu.pprof")
+	// A stale profile of an hour, from an earlier computation of the same
+	// id: not resumed, it must not count.
+	stale := &profile.Profile{
+		SampleType:    []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
+		PeriodType:    &profile.ValueType{Type: "cpu", Unit: "nanoseconds"},
+		Period:        10_000_000,
+		DurationNanos: int64(time.Hour),
+	}
+	if err := write(cpuPath, stale); err != nil {
+		t.Fatal(err)
+	}
+	var durations []int64
+	long := func() error {
+		// Killed before the first checkpoint, the stale profile would be
+		// taken for this computation's by a resumed run.
+		if _, err := os.Stat(cpuPath); err == nil {
+			return errors.New("the stale profile was kept")
+		}
+		for range 2 {
+			ticks <- time.Time{}
+			<-written
+			p, err := readProfile(cpuPath)
+			if err != nil {
+				return fmt.Errorf("checkpoint: %w", err)
+			}
+			durations = append(durations, p.DurationNanos)
+		}
+		return errors.New("interrupted")
+	}
+	if err := r.Profile("long", false, long); err == nil || err.Error() != "interrupted" {
+		t.Fatalf("Profile returned %v, want the computation's error", err)
+	}
+	if len(durations) != 2 || durations[0] <= 0 || durations[1] <= durations[0] {
+		t.Fatalf("checkpointed durations %v: want two, growing", durations)
+	}
+	final, err := readProfile(cpuPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final.DurationNanos <= durations[1] || final.DurationNanos >= int64(time.Hour) || time.Duration(final.DurationNanos) != r.Runs[0].Wall {
+		t.Errorf("final duration %d after checkpoints %v (run wall %v)", final.DurationNanos, durations, r.Runs[0].Wall)
+	}
+	if _, err := readProfile(filepath.Join(dir, "long.allocs.pprof")); err != nil {
+		t.Error(err)
+	}
+}
+
+func readProfile(path string) (*profile.Profile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return profile.Parse(f)
 }
