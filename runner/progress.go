@@ -9,6 +9,7 @@ import (
 
 const (
 	progressEvery = 2 * time.Second        // plain lines: at most one per period
+	progressQuiet = time.Minute            // plain lines: with no task finished, one per this period
 	progressAfter = time.Second            // plain lines: silent for runs shorter than this
 	statusEvery   = 250 * time.Millisecond // a status line: its refresh period
 	barWidth      = 20                     // cells of a status line's bar
@@ -25,20 +26,23 @@ type StatusLine interface {
 
 // progress reports a sweep's advance: on a StatusLine, a bar refreshed in
 // place; otherwise "ID: done/total tasks (p%), rate, elapsed, ~left"
-// lines every progressEvery. It only reads counters: it never affects
-// results.
+// lines, at most one every progressEvery and only when a task has
+// finished since the last one (or progressQuiet has passed without one, so
+// a log shows the run is alive without a line every few seconds). It only
+// reads counters: it never affects results.
 type progress struct {
 	w           io.Writer
 	status      StatusLine // nil: plain lines
 	id          string
 	done, total int
+	lastDone    int // done at the last plain line; -1 before the first
 	start, last time.Time
 	now         func() time.Time // the clock: time.Now (tests set their own)
 }
 
 func newProgress(w io.Writer, id string, total int) *progress {
 	now := time.Now()
-	p := &progress{w: w, id: id, total: total, start: now, last: now, now: time.Now}
+	p := &progress{w: w, id: id, total: total, lastDone: -1, start: now, last: now, now: time.Now}
 	p.status, _ = w.(StatusLine)
 	return p
 }
@@ -76,10 +80,14 @@ func (p *progress) tick() {
 		p.status.Status(p.bar(el))
 		return
 	}
-	if el < progressAfter || now.Sub(p.last) < progressEvery-progressEvery/10 {
+	since := now.Sub(p.last)
+	if el < progressAfter || since < progressEvery-progressEvery/10 {
 		return
 	}
-	p.last = now
+	if p.done == p.lastDone && since < progressQuiet-progressEvery/10 {
+		return
+	}
+	p.last, p.lastDone = now, p.done
 	line := fmt.Sprintf("%s: %d/%d tasks (%d%%), %s elapsed", p.id, p.done, p.total, 100*p.done/max(1, p.total), roundDur(el))
 	if rate, left, ok := p.rate(el); ok {
 		line += fmt.Sprintf(", %s, ~%s left", rate, roundDur(left))

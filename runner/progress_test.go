@@ -46,8 +46,21 @@ func TestProgressPlainLines(t *testing.T) {
 	if strings.ContainsAny(out.String(), "\r\x1b") {
 		t.Errorf("terminal control characters in plain output: %q", out.String())
 	}
+	at = at.Add(10 * time.Second)
+	p.tick() // no task finished since the last line: quiet
+	if n := strings.Count(out.String(), "\n"); n != 1 {
+		t.Errorf("%d lines with no task finished, want 1: %q", n, out.String())
+	}
+	at = at.Add(progressQuiet)
+	p.tick() // quiet for a minute: a line to show it is alive
+	p.done = 3
+	at = at.Add(progressEvery)
+	p.tick() // a task finished: a line
+	if n := strings.Count(out.String(), "\n"); n != 3 {
+		t.Errorf("%d lines after a quiet minute and a finished task, want 3: %q", n, out.String())
+	}
 	p.finish()
-	if !strings.HasSuffix(out.String(), "demo: 4 tasks done in 3s\n") {
+	if !strings.HasSuffix(out.String(), "demo: 4 tasks done in 1m15s\n") {
 		t.Errorf("final line: %q", out.String())
 	}
 }
