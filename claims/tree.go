@@ -170,7 +170,7 @@ func (n *node) assign(thH, thF float64) {
 		default:
 			c.Verdict = Inconclusive
 			if c.Note == "" && (c.PHold <= alpha || c.PFail <= alpha) {
-				c.Note = "its interval excludes zero, but not after the Holm correction"
+				c.Note = "its interval excludes equality on its own, but not after the Holm correction across the claim's comparisons"
 			}
 		}
 		return
