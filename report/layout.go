@@ -138,6 +138,7 @@ type gridLayout struct {
 	xname   string
 	schemes []string
 	rows    [][]string // the sweep value, then a cell per scheme
+	skewed  bool       // a cell's mean lies outside its 5–95% band (marked skewMark)
 }
 
 // claimLayout is a claim and its outcome under each protocol.
@@ -227,7 +228,9 @@ func sectionLayoutOf(s Section, limits diagnostics.Thresholds) sectionLayout {
 			for p, x := range g.xs {
 				row := []string{runner.FormatX(x)}
 				for _, sc := range g.schemes {
-					row = append(row, g.text(sc, p, res.Trials))
+					cell, skewed := g.text(sc, p, res.Trials)
+					row = append(row, cell)
+					gl.skewed = gl.skewed || skewed
 				}
 				gl.rows = append(gl.rows, row)
 			}
@@ -267,8 +270,17 @@ const countsLegend = "Claims per protocol: hold/fail/inconclusive/not evaluated.
 
 // caption says what a summary table's cells are.
 func (g gridLayout) caption() string {
-	return fmt.Sprintf("mean [5%%, 95%%] over %d trials (– : not applicable)", g.trials)
+	c := fmt.Sprintf("mean [5%%, 95%%] over %d trials (– : not applicable", g.trials)
+	if g.skewed {
+		c += "; " + skewMark + " : the mean lies outside its 5–95% band, a few trials dominate it"
+	}
+	return c + ")"
 }
+
+// skewMark marks a summary cell whose mean lies outside its own 5–95%
+// band: a few extreme trials (a diverged run, an overfitted map) carry the
+// mean, and the band says more about a typical trial than the mean does.
+const skewMark = "‡"
 
 // omittedLine says how many holding comparisons a table leaves out.
 func omittedLine(n int) string { return countOf(n, "other comparison") + " not listed, all holding." }
@@ -309,15 +321,19 @@ func grid(s Section, metric string) summaryGrid {
 }
 
 // text returns the cell of scheme at point p: "mean [q05, q95]", with
-// "n=…" when n differs from trials, or "–" when absent.
-func (g summaryGrid) text(scheme string, p, trials int) string {
+// "n=…" when n differs from trials, or "–" when absent; skewed reports a
+// mean outside [q05, q95], which the cell marks with skewMark.
+func (g summaryGrid) text(scheme string, p, trials int) (cell string, skewed bool) {
 	r, ok := g.cell[scheme][p]
 	if !ok {
-		return "–"
+		return "–", false
 	}
 	s := fmt.Sprintf("%s [%s, %s]", claims.Num(r.Mean), claims.Num(r.Q05), claims.Num(r.Q95))
+	if skewed = r.Mean > r.Q95 || r.Mean < r.Q05; skewed {
+		s += " " + skewMark
+	}
 	if r.N != trials {
 		s += fmt.Sprintf(" n=%d", r.N)
 	}
-	return s
+	return s, skewed
 }

@@ -315,3 +315,36 @@ func TestCountOfAgreesInNumber(t *testing.T) {
 		}
 	}
 }
+
+// A summary cell whose mean lies outside its own 5–95% band (a few
+// diverged trials carry it) is marked, and the caption says what the mark
+// means; a cell with its mean inside the band is not.
+func TestSkewedMeanMarked(t *testing.T) {
+	g := summaryGrid{cell: map[string]map[int]results.SummaryRow{
+		"sgld":      {0: {Mean: 7.9e25, Q05: 7.9, Q95: 2e23, N: 100}},
+		"wvcmc-oma": {0: {Mean: 0.86, Q05: 0.47, Q95: 1.38, N: 100}},
+		"low":       {0: {Mean: 0.1, Q05: 0.2, Q95: 0.3, N: 90}},
+	}}
+	for _, c := range []struct {
+		scheme string
+		want   string
+		skewed bool
+	}{
+		{"sgld", "7.9e+25 [7.9, 2e+23] ‡", true},
+		{"wvcmc-oma", "0.86 [0.47, 1.38]", false},
+		{"low", "0.1 [0.2, 0.3] ‡ n=90", true},
+		{"absent", "–", false},
+	} {
+		got, skewed := g.text(c.scheme, 0, 100)
+		if got != c.want || skewed != c.skewed {
+			t.Errorf("%s: cell %q (skewed %v), want %q (%v)", c.scheme, got, skewed, c.want, c.skewed)
+		}
+	}
+	plain, marked := gridLayout{trials: 100}, gridLayout{trials: 100, skewed: true}
+	if strings.Contains(plain.caption(), skewMark) {
+		t.Errorf("caption without a marked cell explains the mark: %q", plain.caption())
+	}
+	if !strings.Contains(marked.caption(), skewMark+" : the mean lies outside its 5–95% band") {
+		t.Errorf("caption with a marked cell does not explain the mark: %q", marked.caption())
+	}
+}
