@@ -252,7 +252,7 @@ func requireShellcheck(t *testing.T) {
 		if os.Getenv("CI") != "" {
 			t.Fatal("shellcheck is not installed; .ci/run installs it")
 		}
-		t.Skip("shellcheck not installed: the inline scripts are not checked")
+		t.Skip("shellcheck not installed: the shell scripts are not checked")
 	}
 }
 
