@@ -27,8 +27,7 @@ SGLD, the WVCMC objective on probit (d = 5 and d = 30), K workers in
 parallel — each interleaved with the hardware bound it is compared to
 (one read of the design matrix, plain normal draws, a plain BLAS product
 of the same shapes, the same arithmetic at the core's vector FMA peak),
-then time
-them over ranges of N, d, S and K. Writes to --out:
+then time them over ranges of N, d, S and K. Writes to --out:
 
   bench.md                 the table (rate, bound, ratio, target, allocations)
   scaling.png, scaling.svg the log-log scaling plot

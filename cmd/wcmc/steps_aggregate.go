@@ -49,8 +49,8 @@ the weights W of one scheme:
   wvcmc      W minimising the variational free-energy bound (OMA or NOMA);
              needs the full data set (--data) for the gradient of log p(θ, Z)
   cmc-noiseless  classical CMC on the workers' own samples, no channel (also
-             accepted as noiseless): give
-             the sample files instead of --rx (a benchmark)
+             accepted as noiseless): give the sample files instead of --rx
+             (a benchmark)
 
 WVCMC's optimiser (--optimizer): lbfgs (default; full batch, stops on a
 small gradient, a stalled objective, or when the objective on the held-out
