@@ -25,7 +25,8 @@ func writeProfile(cfg Config, prof *stageprof.Recorder) (string, error) {
 	b.WriteString(`Each experiment computed was profiled on its own (an experiment resumed from its journal:
 over all its sessions, when each was profiled into this directory, up to its last checkpoint
 for a session that was killed (profiles are written every 5 minutes); an experiment whose stored
-results were reused: its profile from then, marked "earlier", if it is here): wall time,
+results were reused: its profile from then, marked "earlier" with the version that recorded it,
+if it is here): wall time,
 CPU time sampled by pprof (100 Hz, all cores), and that CPU time by stage. A sample's stage is
 the outermost wcmc function on its stack (sampling: the workers' chains, and under "setup:" the
 reference posterior; channel; gaussian schemes; apply maps; predictive KL; err2 and moments;

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wcmc-project/wcmc/internal/stageprof"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // TestRunProfile checks --profile: each experiment computed gets its CPU
@@ -48,7 +49,7 @@ func TestRunProfile(t *testing.T) {
 		t.Fatalf("rerun: %v\n%s", err, log)
 	}
 	md, _ = os.ReadFile(filepath.Join(prof, "PROFILE.md"))
-	if !strings.Contains(string(md), "| `gauss-snr` (earlier) |") {
+	if !strings.Contains(string(md), "| `gauss-snr` (earlier, "+runner.Version+") |") {
 		t.Errorf("PROFILE.md after a rerun that reused everything:\n%s", md)
 	}
 	cfg.Profile = filepath.Join(dir, "prof2")

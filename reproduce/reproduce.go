@@ -163,7 +163,7 @@ func Run(ctx context.Context, specs []runner.Spec, cfg Config, log io.Writer) (*
 			if err == nil && reused && prof != nil {
 				// The profile of the computation reused, if it was
 				// profiled into the same directory.
-				if _, err = prof.Load(j.spec.ID); err != nil {
+				if _, err = prof.Load(j.spec.ID, res.Version); err != nil {
 					return nil, err
 				}
 			}

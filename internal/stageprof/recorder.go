@@ -48,6 +48,9 @@ type Run struct {
 	// Earlier is true for a profile found in the directory (written by an
 	// earlier reproduction whose results were reused), not recorded now.
 	Earlier bool
+	// Version names the wcmc build that recorded an earlier profile (the
+	// version stored with the reused results), "" if unknown.
+	Version string
 }
 
 // NewRecorder returns a Recorder writing into dir, which it creates.
@@ -177,9 +180,9 @@ func (s *session) stop() error {
 }
 
 // Load records the CPU profile of id already in the directory (of an
-// earlier computation whose results are reused), if there is one; it
-// reports whether there was.
-func (r *Recorder) Load(id string) (bool, error) {
+// earlier computation whose results are reused, by wcmc version, "" if
+// unknown), if there is one; it reports whether there was.
+func (r *Recorder) Load(id, version string) (bool, error) {
 	f, err := os.Open(r.path(id, ".cpu.pprof"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -196,7 +199,7 @@ func (r *Recorder) Load(id string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", f.Name(), err)
 	}
-	r.Runs = append(r.Runs, Run{ID: id, Wall: time.Duration(p.DurationNanos), Table: t, Earlier: true})
+	r.Runs = append(r.Runs, Run{ID: id, Wall: time.Duration(p.DurationNanos), Table: t, Earlier: true, Version: version})
 	return true, nil
 }
 
@@ -253,13 +256,16 @@ func allocs() (*profile.Profile, error) {
 
 // WriteMarkdown writes the recorded runs as Markdown: a summary table (one
 // row per run: wall time, CPU sampled, the largest stages; "(earlier)"
-// for a loaded profile) and one table per run with every stage.
+// for a loaded profile, with the version that recorded it if known) and one table per run with every stage.
 func (r *Recorder) WriteMarkdown(w io.Writer) error {
 	var b bytes.Buffer
 	b.WriteString("| experiment | wall | CPU sampled | largest stages |\n|---|---:|---:|---|\n")
 	for _, run := range r.Runs {
 		id := "`" + run.ID + "`"
-		if run.Earlier {
+		switch {
+		case run.Earlier && run.Version != "":
+			id += " (earlier, " + run.Version + ")"
+		case run.Earlier:
 			id += " (earlier)"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s |", id, fmtDur(run.Wall.Seconds()), fmtDur(run.Table.Total))

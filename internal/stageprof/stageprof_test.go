@@ -161,17 +161,17 @@ func TestRecorder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := r2.Load("busy"); !ok || err != nil {
+	if ok, err := r2.Load("busy", "dev-0123abc+openblas"); !ok || err != nil {
 		t.Fatalf("Load: %v, %v", ok, err)
 	}
-	if ok, err := r2.Load("absent"); ok || err != nil {
+	if ok, err := r2.Load("absent", ""); ok || err != nil {
 		t.Fatalf("Load of a missing profile: %v, %v", ok, err)
 	}
 	if len(r2.Runs) != 1 || !r2.Runs[0].Earlier || r2.Runs[0].Wall != r.Runs[1].Wall {
 		t.Errorf("loaded: %+v, recorded %+v", r2.Runs, r.Runs[1])
 	}
 	md.Reset()
-	if err := r2.WriteMarkdown(&md); err != nil || !strings.Contains(md.String(), "| `busy` (earlier) |") {
+	if err := r2.WriteMarkdown(&md); err != nil || !strings.Contains(md.String(), "| `busy` (earlier, dev-0123abc+openblas) |") {
 		t.Errorf("markdown of a loaded profile (%v):\n%s", err, md.String())
 	}
 }
