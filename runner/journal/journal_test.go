@@ -518,3 +518,32 @@ func TestJournalResumeOtherVersion(t *testing.T) {
 		t.Errorf("no warning:\n%s", log.String())
 	}
 }
+
+// A journal holding no finished task (its session was killed before one
+// finished) is resumed as a fresh start: the run's start and wall time are
+// this session's, not counted from the killed session's start a day ago.
+func TestResumeWithNoFinishedTaskStartsNow(t *testing.T) {
+	spec := infoSpec()
+	dir := t.TempDir()
+	opts := Options{Options: runner.Options{Seed: 5, Trials: 2, Workers: 2}, Dir: dir}
+	p, err := runner.NewPlan(spec, opts.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := p.ShardTasks(opts.Shard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now().UTC().Add(-30 * time.Hour)
+	if err := writeIdentity(IdentityPath(dir, spec.ID), IdentityOf(p, opts.Shard, len(keys), killed)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(Path(dir, spec.ID), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts.Resume = true
+	got := mustRun(t, spec, opts)
+	if !got.Start.After(killed.Add(29*time.Hour)) || got.Wall <= 0 || got.Wall > time.Hour {
+		t.Errorf("start %v, wall %v: counted from the killed session's start %v", got.Start, got.Wall, killed)
+	}
+}

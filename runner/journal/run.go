@@ -263,6 +263,10 @@ func open(p *runner.Plan, dir string, s runner.Shard, keys []runner.TaskKey, opt
 		if resume {
 			say("no finished tasks in %s: starting the run", jpath)
 		}
+		// The run starts now: an earlier session that finished no task
+		// (killed) left nothing to count, and its start would add the
+		// time between the sessions to the run's wall time.
+		start = began
 		data.Valid = 0
 		id = IdentityOf(p, s, len(keys), start)
 		if err := writeIdentity(ipath, id); err != nil {
