@@ -17,7 +17,14 @@ func polyRowsAVX2(row, sg []float64, scale float64, lp *float64, out *uint8, mod
 // runtime's AVX, and with it that branch, but not x/sys/cpu's AVX2.
 var usePolyRows = cpu.X86.HasAVX && cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
+// polyRows runs the kernel on a chunk: a whole number of groups of 4, at
+// most polyChunk margins (the size of the callers' lp and out buffers), sg
+// as long as row. The assembly trusts these; a caller breaking them panics
+// here instead of reading or writing past a slice.
 func polyRows(row, sg []float64, scale float64, lp *float64, out *uint8, mode int) {
+	if len(row)%4 != 0 || len(row) > polyChunk || len(sg) != len(row) {
+		panic("model: polyRows needs a chunk of 4k ≤ polyChunk margins with as many signs")
+	}
 	polyRowsAVX2(row, sg, scale, lp, out, mode)
 }
 
@@ -26,4 +33,12 @@ func polyRows(row, sg []float64, scale float64, lp *float64, out *uint8, mode in
 //go:noescape
 func cdfRowsAVX2(out, m []float64, flags *uint8)
 
-func cdfRows(out, m []float64, flags *uint8) { cdfRowsAVX2(out, m, flags) }
+// cdfRows runs the Φ kernel on a chunk of 4k ≤ polyChunk margins (the size
+// of the callers' flags buffer), out as long as m; it panics otherwise, as
+// polyRows does.
+func cdfRows(out, m []float64, flags *uint8) {
+	if len(m)%4 != 0 || len(m) > polyChunk || len(out) != len(m) {
+		panic("model: cdfRows needs a chunk of 4k ≤ polyChunk margins and as many sums")
+	}
+	cdfRowsAVX2(out, m, flags)
+}

@@ -58,7 +58,7 @@ func axpyGeneric(alpha float64, x, y []float64) {
 // panics if x is too short.
 func dot4(dst *[4]float64, x []float64, stride int, y []float64) {
 	n := len(y)
-	if len(x) < 3*stride+n {
+	if stride < 0 || len(x) < 3*stride+n {
 		panic("sampler: dot4 length mismatch")
 	}
 	if useFMA {
@@ -74,7 +74,7 @@ func dot4(dst *[4]float64, x []float64, stride int, y []float64) {
 // 2, 3 in turn. It panics if x is too short.
 func axpy4(alpha *[4]float64, x []float64, stride int, y []float64) {
 	n := len(y)
-	if len(x) < 3*stride+n {
+	if stride < 0 || len(x) < 3*stride+n {
 		panic("sampler: axpy4 length mismatch")
 	}
 	if useFMA {

@@ -74,3 +74,22 @@ func TestKernelsMatchGeneric(t *testing.T) {
 		}
 	}
 }
+
+// A negative row stride, which would send the assembly before the start of
+// x, panics like a short x does.
+func TestRowKernelsRefuseNegativeStride(t *testing.T) {
+	x, y := make([]float64, 16), make([]float64, 4)
+	for name, f := range map[string]func(){
+		"dot4":  func() { var d [4]float64; dot4(&d, x[8:], -2, y) },
+		"axpy4": func() { a := [4]float64{1, 1, 1, 1}; axpy4(&a, x[8:], -2, y) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s with stride −2: no panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}
