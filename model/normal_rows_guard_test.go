@@ -15,21 +15,18 @@ func TestRowKernelChunksChecked(t *testing.T) {
 		n, ns int
 	}{{"not a multiple of 4", 5, 5}, {"beyond polyChunk", polyChunk + 4, polyChunk + 4}, {"signs shorter", 8, 4}} {
 		row, sg := make([]float64, c.n), make([]float64, c.ns)
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("polyRows, %s: no panic", c.name)
-				}
-			}()
-			polyRows(row, sg, 1, &lp[0], &out[0], polyLog)
-		}()
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("cdfRows, %s: no panic", c.name)
-				}
-			}()
-			cdfRows(sg, row, &out[0])
-		}()
+		if !panics(func() { polyRows(row, sg, 1, &lp[0], &out[0], polyLog) }) {
+			t.Errorf("polyRows, %s: no panic", c.name)
+		}
+		if !panics(func() { cdfRows(sg, row, &out[0]) }) {
+			t.Errorf("cdfRows, %s: no panic", c.name)
+		}
 	}
+}
+
+// panics reports whether f panics.
+func panics(f func()) (panicked bool) {
+	defer func() { panicked = recover() != nil }()
+	f()
+	return false
 }

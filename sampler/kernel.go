@@ -55,7 +55,7 @@ func axpyGeneric(alpha float64, x, y []float64) {
 }
 
 // dot4 sets dst[r] = dot(x[r*stride:r*stride+len(y)], y) for r < 4. It
-// panics if x is too short.
+// panics if x is too short or stride negative.
 func dot4(dst *[4]float64, x []float64, stride int, y []float64) {
 	n := len(y)
 	if stride < 0 || len(x) < 3*stride+n {
@@ -71,7 +71,7 @@ func dot4(dst *[4]float64, x []float64, stride int, y []float64) {
 }
 
 // axpy4 does axpy(alpha[r], x[r*stride:r*stride+len(y)], y) for r = 0, 1,
-// 2, 3 in turn. It panics if x is too short.
+// 2, 3 in turn. It panics if x is too short or stride negative.
 func axpy4(alpha *[4]float64, x []float64, stride int, y []float64) {
 	n := len(y)
 	if stride < 0 || len(x) < 3*stride+n {

@@ -256,7 +256,8 @@ func allocs() (*profile.Profile, error) {
 
 // WriteMarkdown writes the recorded runs as Markdown: a summary table (one
 // row per run: wall time, CPU sampled, the largest stages; "(earlier)"
-// for a loaded profile, with the version that recorded it if known) and one table per run with every stage.
+// for a loaded profile, with the version that recorded it if known) and
+// one table per run with every stage.
 func (r *Recorder) WriteMarkdown(w io.Writer) error {
 	var b bytes.Buffer
 	b.WriteString("| experiment | wall | CPU sampled | largest stages |\n|---|---:|---:|---|\n")
