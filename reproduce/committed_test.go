@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wcmc-project/wcmc/dataset"
 	"github.com/wcmc-project/wcmc/experiment"
 	"github.com/wcmc-project/wcmc/report"
 	"github.com/wcmc-project/wcmc/runner/results"
@@ -140,5 +141,44 @@ func TestTableRows(t *testing.T) {
 	}
 	if _, err := os.Stat(fullRunDir); err != nil {
 		t.Fatalf("the committed full run folder: %v", err)
+	}
+}
+
+// TestCommittedMNISTResultsNameTheirData: the committed MNIST results
+// record the digest of the data they were computed from (reproduce reuses
+// them from any folder holding it), and it is the digest of the real MNIST
+// files here.
+func TestCommittedMNISTResultsNameTheirData(t *testing.T) {
+	dir := filepath.Join("..", DefaultMNISTDir)
+	if dataset.MNISTSplitIn(dir) != dataset.SplitFull {
+		gm, ok := dataset.FindGoMNIST()
+		if !ok {
+			msg := "the four MNIST files are neither in " + dir + " nor in the Go module cache"
+			if os.Getenv("CI") != "" {
+				t.Fatal(msg)
+			}
+			t.Skip(msg)
+		}
+		dir = gm
+	}
+	want, err := dataset.MNISTDigest(dir, dataset.SplitFull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"mnist-gradients", "mnist-snr", "mnist-kl"} {
+		spec, err := experiment.Lookup(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := results.Load(fullRunDir, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if split := res.Values.String("split"); split != dataset.SplitFull {
+			t.Errorf("%s: split %q, want the paper's %q", id, split, dataset.SplitFull)
+		}
+		if got := res.InputDigests["data_dir"]; got != want {
+			t.Errorf("%s: recorded data digest %q, want %q (the MNIST files in %s)", id, got, want, dir)
+		}
 	}
 }

@@ -330,7 +330,7 @@ func sameRun(res *runner.Result, plan *runner.Plan) *runner.Result {
 	}
 	for _, p := range plan.Spec.Params {
 		if !slices.ContainsFunc(res.Spec.Params, func(q runner.Param) bool { return q.Name == p.Name && q.Kind == p.Kind }) ||
-			!p.SameValue(res.Values.Raw(p.Name), plan.Values.Raw(p.Name)) {
+			!plan.SameSetting(p, res) {
 			return nil
 		}
 	}

@@ -63,6 +63,11 @@ type Result struct {
 	// RunInfo is what the run's Setup state reported (see RunInfoer), in
 	// JSON types; nil when it reports nothing.
 	RunInfo map[string]map[string]any
+	// InputDigests holds, for each parameter that names input data
+	// (Param.Digest), the digest of that data when the result was
+	// assembled; nil when there is none, or for results stored before
+	// digests were recorded.
+	InputDigests map[string]string
 	// Version is the wcmc version that computed the result when it was
 	// read from files (results.Load); "" for a result this process
 	// computed (Version then means runner.Version).
@@ -82,7 +87,7 @@ func (p *Plan) Result(tasks []TaskResult, start, end time.Time) *Result {
 	tasks = slices.Clone(tasks)
 	slices.SortStableFunc(tasks, func(a, b TaskResult) int { return a.TaskKey.Compare(b.TaskKey) })
 	res := &Result{Spec: p.Spec, Values: p.Values, Seed: p.Seed, Trials: p.Trials, Quick: p.Quick,
-		Tasks: tasks, Start: start, End: end, Wall: end.Sub(start)}
+		Tasks: tasks, Start: start, End: end, Wall: end.Sub(start), InputDigests: p.inputDigests()}
 	seen := map[Note]bool{}
 	for _, t := range tasks {
 		for _, s := range t.Skipped {

@@ -47,6 +47,13 @@ type Param struct {
 	// before it existed: results stored without it are read back as run at
 	// Default (results.Load) instead of as computed with other settings.
 	Added bool
+	// Digest, when set, marks a parameter whose value names input data (a
+	// folder of files) and returns a digest of the data value names under
+	// the run's values v ("" when it names none). Such a value is a
+	// location, not a setting: a result stored with another value of it
+	// still matches a plan (Plan.SameSetting) when both name the same
+	// folder or data with the same digest (Result.InputDigests).
+	Digest func(value string, v Values) (string, error)
 }
 
 // Spec describes one experiment.

@@ -90,7 +90,7 @@ func load(dir string, spec runner.Spec) (*runner.Result, *runRecord, error) {
 
 	res := &runner.Result{Spec: spec, Values: v, Seed: rec.Seed, Trials: trials, Quick: rec.Quick,
 		Notes: rec.Skipped, Start: rec.Start, End: rec.End, Wall: time.Duration(rec.WallSeconds * float64(time.Second)),
-		RunInfo: rec.RunInfo, Version: rec.Version}
+		RunInfo: rec.RunInfo, InputDigests: rec.InputDigests, Version: rec.Version}
 	xs := v.XList()
 	res.Tasks = make([]runner.TaskResult, len(xs)*trials)
 	for i, x := range xs {
@@ -227,10 +227,22 @@ func LoadMatching(dir string, plan *runner.Plan, accept ...string) (*runner.Resu
 		return nil, mismatch("version", rec.Version, runner.Version)
 	}
 	for _, p := range plan.Spec.Params {
-		s, w := res.Values.Raw(p.Name), plan.Values.Raw(p.Name)
-		if !p.SameValue(s, w) {
+		if !plan.SameSetting(p, res) {
+			s, w := res.Values.Raw(p.Name), plan.Values.Raw(p.Name)
+			if p.Digest != nil {
+				w += dataHint(res, p.Name)
+			}
 			return nil, mismatch("parameter "+p.Name, s, w)
 		}
 	}
 	return res, nil
+}
+
+// dataHint says why a result stored with another data folder was not
+// reused: the data differs from what it recorded, or it recorded none.
+func dataHint(res *runner.Result, name string) string {
+	if _, ok := res.InputDigests[name]; ok {
+		return " (another folder, whose data differs from the stored result's)"
+	}
+	return " (another folder; the stored result records no digest of its data to compare)"
 }

@@ -167,10 +167,13 @@ type runRecord struct {
 	FigureWarnings []string          `json:"figure_warnings"`
 	Info           []infoRecord      `json:"info"`
 	// RunInfo is what the run's Setup reported (runner.RunInfoer).
-	RunInfo     map[string]map[string]any `json:"run_info,omitempty"`
-	Start       time.Time                 `json:"start"`
-	End         time.Time                 `json:"end"`
-	WallSeconds float64                   `json:"wall_seconds"`
+	RunInfo map[string]map[string]any `json:"run_info,omitempty"`
+	// InputDigests is runner.Result.InputDigests: the digest of the data
+	// each data-folder parameter named.
+	InputDigests map[string]string `json:"input_digests,omitempty"`
+	Start        time.Time         `json:"start"`
+	End          time.Time         `json:"end"`
+	WallSeconds  float64           `json:"wall_seconds"`
 }
 
 func writeJSON(w io.Writer, res *runner.Result, figWarnings []string) error {
@@ -179,7 +182,7 @@ func writeJSON(w io.Writer, res *runner.Result, figWarnings []string) error {
 		XName: res.Spec.X, Params: res.Values.Map(), Seed: res.Seed, Trials: res.Trials,
 		Quick: res.Quick, Version: res.ComputedBy(), Skipped: res.Notes, FigureWarnings: figWarnings,
 		Info: []infoRecord{}, Start: res.Start, End: res.End,
-		WallSeconds: res.Wall.Seconds(),
+		WallSeconds: res.Wall.Seconds(), InputDigests: res.InputDigests,
 	}
 	if rec.Skipped == nil {
 		rec.Skipped = []runner.Note{}

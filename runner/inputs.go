@@ -1,0 +1,51 @@
+package runner
+
+import "os"
+
+// inputDigests returns the digest of the data each of p's parameters with
+// a Digest names (Param.Digest), skipping those that name none or whose
+// data cannot be read (the run reports that itself); nil if there are
+// none.
+func (p *Plan) inputDigests() map[string]string {
+	var out map[string]string
+	for _, q := range p.Spec.Params {
+		if q.Digest == nil {
+			continue
+		}
+		d, err := q.Digest(p.Values.Raw(q.Name), p.Values)
+		if err != nil || d == "" {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[q.Name] = d
+	}
+	return out
+}
+
+// SameSetting reports whether res was computed with plan's value of
+// parameter q: the same value (Param.SameValue), or, for a parameter
+// naming input data (Param.Digest), the same folder under another
+// spelling (a relative path, a symbolic link) or data whose digest equals
+// the one res recorded (the data was moved or copied).
+func (p *Plan) SameSetting(q Param, res *Result) bool {
+	stored, want := res.Values.Raw(q.Name), p.Values.Raw(q.Name)
+	if q.SameValue(stored, want) {
+		return true
+	}
+	if q.Digest == nil || stored == "" || want == "" {
+		return false
+	}
+	if a, err := os.Stat(stored); err == nil {
+		if b, err := os.Stat(want); err == nil && os.SameFile(a, b) {
+			return true
+		}
+	}
+	recorded, ok := res.InputDigests[q.Name]
+	if !ok {
+		return false
+	}
+	d, err := q.Digest(want, p.Values)
+	return err == nil && d == recorded
+}

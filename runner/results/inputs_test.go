@@ -1,0 +1,104 @@
+package results_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/runner/internal/sweeptest"
+	"github.com/wcmc-project/wcmc/runner/results"
+)
+
+// dataSpec is the toy sweep with a parameter naming a data folder, whose
+// digest is the content of the folder's one file.
+func dataSpec() runner.Spec {
+	spec := sweeptest.Noise()
+	spec.Params = append(spec.Params, runner.Param{Name: "data", Kind: runner.String, Default: "",
+		Digest: func(dir string, _ runner.Values) (string, error) {
+			b, err := os.ReadFile(filepath.Join(dir, "file"))
+			return "content:" + string(b), err
+		}})
+	return spec
+}
+
+func dataFolder(t *testing.T, content string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "file"), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestLoadMatchingDataFolder: a result is reused from another folder
+// holding the same data (its recorded digest), or from the same folder
+// spelled otherwise; not from a folder holding other data, nor from
+// another folder when the stored result recorded no digest.
+func TestLoadMatchingDataFolder(t *testing.T) {
+	a, same, other := dataFolder(t, "mnist"), dataFolder(t, "mnist"), dataFolder(t, "fashion")
+	opts := func(dir string) runner.Options {
+		return runner.Options{Seed: 3, Trials: 2, Sets: []string{"data=" + dir}}
+	}
+	res := sweeptest.MustRun(t, dataSpec(), opts(a))
+	if got := res.InputDigests["data"]; got != "content:mnist" {
+		t.Fatalf("recorded digest %q, want content:mnist", got)
+	}
+	out := t.TempDir()
+	if _, _, err := results.WriteFiles(out, res); err != nil {
+		t.Fatal(err)
+	}
+	load := func(dir string) error {
+		t.Helper()
+		plan, err := runner.NewPlan(dataSpec(), opts(dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = results.LoadMatching(out, plan)
+		return err
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(a, link); err != nil {
+		t.Fatal(err)
+	}
+	for name, dir := range map[string]string{"the same folder": a, "through a symbolic link": link,
+		"with a trailing /.": a + "/.", "another folder with the same data": same} {
+		if err := load(dir); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	err := load(other)
+	if !errors.Is(err, results.ErrMismatch) || !strings.Contains(err.Error(), "data differs") {
+		t.Errorf("a folder with other data: %v, want a mismatch saying the data differs", err)
+	}
+
+	// A result stored before digests were recorded: only the same folder.
+	path := filepath.Join(out, "noise.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec["input_digests"] == nil {
+		t.Fatalf("noise.json has no input_digests: %s", b)
+	}
+	delete(rec, "input_digests")
+	if b, err = json.Marshal(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := load(link); err != nil {
+		t.Errorf("no recorded digest, the same folder through a link: %v", err)
+	}
+	if err := load(same); !errors.Is(err, results.ErrMismatch) || !strings.Contains(err.Error(), "records no digest") {
+		t.Errorf("no recorded digest, another folder: %v, want a mismatch saying so", err)
+	}
+}
