@@ -330,7 +330,7 @@ func sameRun(res *runner.Result, plan *runner.Plan) *runner.Result {
 	}
 	for _, p := range plan.Spec.Params {
 		if !slices.ContainsFunc(res.Spec.Params, func(q runner.Param) bool { return q.Name == p.Name && q.Kind == p.Kind }) ||
-			!plan.SameSetting(p, res) {
+			!plan.SameSetting(p, res.Values.Raw(p.Name), res.InputDigests) {
 			return nil
 		}
 	}

@@ -2,11 +2,11 @@ package runner
 
 import "os"
 
-// inputDigests returns the digest of the data each of p's parameters with
+// InputDigests returns the digest of the data each of p's parameters with
 // a Digest names (Param.Digest), skipping those that name none or whose
 // data cannot be read (the run reports that itself); nil if there are
 // none.
-func (p *Plan) inputDigests() map[string]string {
+func (p *Plan) InputDigests() map[string]string {
 	var out map[string]string
 	for _, q := range p.Spec.Params {
 		if q.Digest == nil {
@@ -24,13 +24,15 @@ func (p *Plan) inputDigests() map[string]string {
 	return out
 }
 
-// SameSetting reports whether res was computed with plan's value of
-// parameter q: the same value (Param.SameValue), or, for a parameter
-// naming input data (Param.Digest), the same folder under another
-// spelling (a relative path, a symbolic link) or data whose digest equals
-// the one res recorded (the data was moved or copied).
-func (p *Plan) SameSetting(q Param, res *Result) bool {
-	stored, want := res.Values.Raw(q.Name), p.Values.Raw(q.Name)
+// SameSetting reports whether a run recorded with value stored of
+// parameter q, and digests of its input data (Result.InputDigests; nil if
+// none were recorded), used plan's setting of q: the same value
+// (Param.SameValue), or, for a parameter naming input data (Param.Digest),
+// the same folder under another spelling (a relative path, a symbolic
+// link) or data whose digest equals the recorded one (the data was moved
+// or copied).
+func (p *Plan) SameSetting(q Param, stored string, digests map[string]string) bool {
+	want := p.Values.Raw(q.Name)
 	if q.SameValue(stored, want) {
 		return true
 	}
@@ -42,7 +44,7 @@ func (p *Plan) SameSetting(q Param, res *Result) bool {
 			return true
 		}
 	}
-	recorded, ok := res.InputDigests[q.Name]
+	recorded, ok := digests[q.Name]
 	if !ok {
 		return false
 	}

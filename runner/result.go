@@ -87,7 +87,7 @@ func (p *Plan) Result(tasks []TaskResult, start, end time.Time) *Result {
 	tasks = slices.Clone(tasks)
 	slices.SortStableFunc(tasks, func(a, b TaskResult) int { return a.TaskKey.Compare(b.TaskKey) })
 	res := &Result{Spec: p.Spec, Values: p.Values, Seed: p.Seed, Trials: p.Trials, Quick: p.Quick,
-		Tasks: tasks, Start: start, End: end, Wall: end.Sub(start), InputDigests: p.inputDigests()}
+		Tasks: tasks, Start: start, End: end, Wall: end.Sub(start), InputDigests: p.InputDigests()}
 	seen := map[Note]bool{}
 	for _, t := range tasks {
 		for _, s := range t.Skipped {

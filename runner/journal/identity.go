@@ -36,6 +36,10 @@ type Identity struct {
 	// written once Setup has run, before any task; absent when it reports
 	// nothing.
 	RunInfo map[string]map[string]any `json:"run_info,omitempty"`
+	// InputDigests is the digest of the data each data-folder parameter
+	// names (runner.Plan.InputDigests) when the run started: a resume or a
+	// merge from another folder holding the same data matches.
+	InputDigests map[string]string `json:"input_digests,omitempty"`
 }
 
 // IdentityOf returns the identity of shard s (of shardTasks tasks) of the
@@ -43,12 +47,13 @@ type Identity struct {
 func IdentityOf(p *runner.Plan, s runner.Shard, shardTasks int, start time.Time) Identity {
 	return Identity{Format: Format, Experiment: p.Spec.ID, XName: p.Spec.X, Params: p.Values.Map(),
 		Seed: p.Seed, Trials: p.Trials, Quick: p.Quick, Tasks: len(p.Tasks), Shard: s.Canonical(),
-		ShardTasks: shardTasks, Version: runner.Version, Start: start}
+		ShardTasks: shardTasks, Version: runner.Version, Start: start, InputDigests: p.InputDigests()}
 }
 
 // Mismatch lists how the recorded identity differs from the plan's run in
 // what determines the results: experiment, parameters (compared by value:
-// "1e1" equals "10"), seed and trials. The version, file format, shard and
+// "1e1" equals "10"; a data folder by the data it holds, Plan.SameSetting),
+// seed and trials. The version, file format, shard and
 // start time are not compared (see CheckVersions). An empty list means the
 // same run.
 func (id Identity) Mismatch(p *runner.Plan) []string {
@@ -68,7 +73,7 @@ func (id Identity) Mismatch(p *runner.Plan) []string {
 		switch {
 		case !ok:
 			out = append(out, fmt.Sprintf("parameter %q missing", prm.Name))
-		case !prm.SameValue(theirs, mine[prm.Name]):
+		case !p.SameSetting(prm, theirs, id.InputDigests):
 			out = append(out, fmt.Sprintf("parameter %q = %q, not %q", prm.Name, theirs, mine[prm.Name]))
 		}
 	}

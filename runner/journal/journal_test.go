@@ -547,3 +547,59 @@ func TestResumeWithNoFinishedTaskStartsNow(t *testing.T) {
 		t.Errorf("start %v, wall %v: counted from the killed session's start %v", got.Start, got.Wall, killed)
 	}
 }
+
+// TestDataFolderMoved: a run whose input data moved to another folder
+// between sessions resumes, and shards that read the same data from
+// folders at other paths merge, into the uninterrupted result; other data
+// is another run.
+func TestDataFolderMoved(t *testing.T) {
+	spec := sweeptest.WithData(sweeptest.Noise())
+	a, moved, other := sweeptest.DataFolder(t, "mnist"), sweeptest.DataFolder(t, "mnist"), sweeptest.DataFolder(t, "fashion")
+	opts := func(dir, data string) Options {
+		return Options{Options: runner.Options{Seed: 5, Trials: 3, Workers: 1, Sets: []string{"data=" + data}}, Dir: dir}
+	}
+	want := reference(t, spec, opts("", a))
+
+	dir := t.TempDir()
+	interrupt(t, spec, opts(dir, a), 2)
+	o := opts(dir, other)
+	o.Resume = true
+	if _, err := Run(context.Background(), spec, o); err == nil || !strings.Contains(err.Error(), `parameter "data"`) {
+		t.Errorf("resume on other data: error %v, want one naming parameter \"data\"", err)
+	}
+	o = opts(dir, moved)
+	o.Resume = true
+	got := mustRun(t, spec, o)
+	sameResult(t, got, want)
+	if got.InputDigests["data"] != "content:mnist" {
+		t.Errorf("resumed result's digests %v", got.InputDigests)
+	}
+
+	// The first shard's folder is gone by the merge (it was on another
+	// machine): the shards' recorded digests decide.
+	shards := func(second string) []string {
+		first := sweeptest.DataFolder(t, "mnist")
+		var dirs []string
+		for i, data := range []string{first, second} {
+			o := opts(t.TempDir(), data)
+			o.Shard = runner.Shard{Index: i, Count: 2}
+			mustRun(t, spec, o)
+			dirs = append(dirs, o.Dir)
+		}
+		if err := os.RemoveAll(first); err != nil {
+			t.Fatal(err)
+		}
+		return dirs
+	}
+	merged, err := Merge([]runner.Spec{spec}, shards(moved), MergeOptions{})
+	if err != nil {
+		t.Fatalf("shards on the same data in two folders: %v", err)
+	}
+	sameResult(t, merged, want)
+	if merged.InputDigests["data"] != "content:mnist" {
+		t.Errorf("merged result's digests %v", merged.InputDigests)
+	}
+	if _, err := Merge([]runner.Spec{spec}, shards(other), MergeOptions{}); err == nil || !strings.Contains(err.Error(), `parameter "data"`) {
+		t.Errorf("shards on other data: error %v, want one naming parameter \"data\"", err)
+	}
+}

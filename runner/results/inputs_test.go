@@ -13,37 +13,16 @@ import (
 	"github.com/wcmc-project/wcmc/runner/results"
 )
 
-// dataSpec is the toy sweep with a parameter naming a data folder, whose
-// digest is the content of the folder's one file.
-func dataSpec() runner.Spec {
-	spec := sweeptest.Noise()
-	spec.Params = append(spec.Params, runner.Param{Name: "data", Kind: runner.String, Default: "",
-		Digest: func(dir string, _ runner.Values) (string, error) {
-			b, err := os.ReadFile(filepath.Join(dir, "file"))
-			return "content:" + string(b), err
-		}})
-	return spec
-}
-
-func dataFolder(t *testing.T, content string) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "file"), []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // TestLoadMatchingDataFolder: a result is reused from another folder
 // holding the same data (its recorded digest), or from the same folder
 // spelled otherwise; not from a folder holding other data, nor from
 // another folder when the stored result recorded no digest.
 func TestLoadMatchingDataFolder(t *testing.T) {
-	a, same, other := dataFolder(t, "mnist"), dataFolder(t, "mnist"), dataFolder(t, "fashion")
+	a, same, other := sweeptest.DataFolder(t, "mnist"), sweeptest.DataFolder(t, "mnist"), sweeptest.DataFolder(t, "fashion")
 	opts := func(dir string) runner.Options {
 		return runner.Options{Seed: 3, Trials: 2, Sets: []string{"data=" + dir}}
 	}
-	res := sweeptest.MustRun(t, dataSpec(), opts(a))
+	res := sweeptest.MustRun(t, sweeptest.WithData(sweeptest.Noise()), opts(a))
 	if got := res.InputDigests["data"]; got != "content:mnist" {
 		t.Fatalf("recorded digest %q, want content:mnist", got)
 	}
@@ -53,7 +32,7 @@ func TestLoadMatchingDataFolder(t *testing.T) {
 	}
 	load := func(dir string) error {
 		t.Helper()
-		plan, err := runner.NewPlan(dataSpec(), opts(dir))
+		plan, err := runner.NewPlan(sweeptest.WithData(sweeptest.Noise()), opts(dir))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -227,7 +227,7 @@ func LoadMatching(dir string, plan *runner.Plan, accept ...string) (*runner.Resu
 		return nil, mismatch("version", rec.Version, runner.Version)
 	}
 	for _, p := range plan.Spec.Params {
-		if !plan.SameSetting(p, res) {
+		if !plan.SameSetting(p, res.Values.Raw(p.Name), res.InputDigests) {
 			s, w := res.Values.Raw(p.Name), plan.Values.Raw(p.Name)
 			if p.Digest != nil {
 				w += dataHint(res, p.Name)

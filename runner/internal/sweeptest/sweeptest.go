@@ -9,6 +9,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/wcmc-project/wcmc/runner"
@@ -93,6 +96,29 @@ var ResolveSeeds = [][3]string{
 	{"x=1e308,1e-308", "scale=1e309", "false"}, {"x=nan", "scale=-0", "true"}, {"trials=0x10", "verbose=T", "false"},
 	{"x= 8, 1e1 ,0.5", "n=1e1", "true"}, {"x=0.5,0.50", "n=9007199254740993", "false"}, {"scal=1", "trials=-1", "false"},
 	{"x=Inf", "n=+50", "false"}, {"x=1_000", "n=0b11", "false"}, {"x=.5,5.", "scale=1e-400", "true"},
+}
+
+// WithData adds to spec a parameter "data" naming a folder of input data
+// (runner.Param.Digest), whose digest is "content:" and the content of
+// the folder's one file, "file".
+func WithData(spec runner.Spec) runner.Spec {
+	spec.Params = append(slices.Clone(spec.Params), runner.Param{Name: "data", Kind: runner.String, Default: "",
+		Doc: "input data folder", Digest: func(dir string, _ runner.Values) (string, error) {
+			b, err := os.ReadFile(filepath.Join(dir, "file"))
+			return "content:" + string(b), err
+		}})
+	return spec
+}
+
+// DataFolder returns a new folder for WithData's parameter holding
+// content.
+func DataFolder(t *testing.T, content string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "file"), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // MustRun runs spec with opts, failing the test on an error.
