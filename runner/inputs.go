@@ -2,11 +2,19 @@ package runner
 
 import "os"
 
-// InputDigests returns the digest of the data each of p's parameters with
-// a Digest names (Param.Digest), skipping those that name none or whose
-// data cannot be read (the run reports that itself); nil if there are
-// none.
+// InputDigests returns p.Inputs, computing it on first use (not safe for a
+// concurrent first use): the digest of the data each of p's parameters
+// with a Digest names (Param.Digest), skipping those that name none or
+// whose data cannot be read (the run reports that itself); nil if there
+// are none.
 func (p *Plan) InputDigests() map[string]string {
+	if p.Inputs == nil {
+		p.Inputs = p.digestInputs()
+	}
+	return p.Inputs
+}
+
+func (p *Plan) digestInputs() map[string]string {
 	var out map[string]string
 	for _, q := range p.Spec.Params {
 		if q.Digest == nil {
@@ -30,7 +38,7 @@ func (p *Plan) InputDigests() map[string]string {
 // (Param.SameValue), or, for a parameter naming input data (Param.Digest),
 // the same folder under another spelling (a relative path, a symbolic
 // link) or data whose digest equals the recorded one (the data was moved
-// or copied).
+// or copied; p's own digests are p.InputDigests).
 func (p *Plan) SameSetting(q Param, stored string, digests map[string]string) bool {
 	want := p.Values.Raw(q.Name)
 	if q.SameValue(stored, want) {
@@ -48,6 +56,6 @@ func (p *Plan) SameSetting(q Param, stored string, digests map[string]string) bo
 	if !ok {
 		return false
 	}
-	d, err := q.Digest(want, p.Values)
-	return err == nil && d == recorded
+	d, ok := p.InputDigests()[q.Name]
+	return ok && d == recorded
 }

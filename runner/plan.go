@@ -44,6 +44,10 @@ type Plan struct {
 	Seed   uint64
 	Quick  bool
 	Tasks  []TaskKey
+	// Inputs holds the digests of the data the data-folder parameters
+	// name (Param.Digest) once known: computed by InputDigests on first
+	// use, or set from a journal that recorded them; nil until then.
+	Inputs map[string]string
 }
 
 // NewPlan validates opts.Sets, opts.Quick and opts.Trials against spec

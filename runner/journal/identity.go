@@ -109,6 +109,7 @@ func (id Identity) Plan(spec runner.Spec) (*runner.Plan, error) {
 		return nil, fmt.Errorf("the recorded parameters: %w", err)
 	}
 	plan.Quick = id.Quick
+	plan.Inputs = id.InputDigests // the data the run read, where it ran
 	return plan, nil
 }
 

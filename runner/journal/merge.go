@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -118,7 +117,7 @@ func Merge(specs []runner.Spec, dirs []string, opts MergeOptions) (*runner.Resul
 		return nil, fmt.Errorf("merge: %s: %w", dirs[0], err)
 	}
 	for i := 1; i < len(dirs); i++ {
-		if diff := sameDataAs(spec, ids[0], ids[i]).Mismatch(plan); len(diff) > 0 {
+		if diff := ids[i].Mismatch(plan); len(diff) > 0 {
 			return nil, fmt.Errorf("merge: shards disagree: %s (shard %s) is another run than %s (shard %s): %s",
 				dirs[i], ids[i].Shard, dirs[0], ids[0].Shard, joinDiff(diff))
 		}
@@ -185,9 +184,6 @@ func Merge(specs []runner.Spec, dirs []string, opts MergeOptions) (*runner.Resul
 		return nil, missingError(plan, missing, dirs, ids)
 	}
 	res := plan.Result(tasks, start, end)
-	if ids[0].InputDigests != nil {
-		res.InputDigests = ids[0].InputDigests // the data the shards read, where they ran
-	}
 	for _, x := range ids {
 		res.Quick = res.Quick && x.Quick
 		if res.RunInfo == nil {
@@ -337,20 +333,4 @@ func missingError(p *runner.Plan, missing []runner.TaskKey, dirs []string, ids [
 		}
 	}
 	return fmt.Errorf("%s\n  %s", msg, strings.Join(notes, "\n  "))
-}
-
-// sameDataAs returns x with each data-folder parameter (runner.Param.Digest)
-// set to first's value where both recorded the same digest of the data it
-// named: shards that read the same data from folders at other paths (on
-// other machines) are one run.
-func sameDataAs(spec runner.Spec, first, x Identity) Identity {
-	for _, p := range spec.Params {
-		d, ok := x.InputDigests[p.Name]
-		if p.Digest == nil || !ok || first.InputDigests[p.Name] != d {
-			continue
-		}
-		x.Params = maps.Clone(x.Params)
-		x.Params[p.Name] = first.Params[p.Name]
-	}
-	return x
 }
