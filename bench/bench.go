@@ -29,6 +29,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/wcmc-project/wcmc/internal/dgemm"
 	"github.com/wcmc-project/wcmc/sampler"
 )
 
@@ -196,6 +197,9 @@ func blasName() string {
 		return "gonum"
 	case strings.HasPrefix(name, "netlib."):
 		return "OpenBLAS (cgo)"
+	case strings.HasPrefix(name, "dgemm."):
+		_, kernel := dgemm.Active()
+		return "wcmc dgemm, " + kernel
 	}
 	return name
 }

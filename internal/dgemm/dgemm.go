@@ -1,0 +1,303 @@
+// Package dgemm is the pure-Go build's matrix product: gonum's BLAS with
+// Dgemm replaced by a packed, cache-blocked product whose inner kernel is
+// AVX-512 or AVX2 assembly where the CPU has it (a portable Go kernel
+// elsewhere). It computes
+//
+//	C = α op(A) op(B) + β C
+//
+// for row-major C (m×n), op(A) (m×k) and op(B) (k×n), as BLAS does.
+//
+// Every entry of C is the same arithmetic whatever the kernel, the CPU or
+// the number of cores: the inner dimension is cut into chunks of KC, and
+// for each chunk t = fma(a_p, b_p, t) runs from t = 0 over p in order, then
+// C is updated as c = βc + αt for the first chunk (c = αt when β = 0) and
+// c = c + αt for the others. Kernels of different shapes compute the same
+// chains, so results are bit for bit equal across them (the tests check
+// this for every kernel the machine runs). Products whose C has fewer
+// than MinEntries entries (mostly padding in a kernel's tile), and every
+// product on a CPU without fused multiply-add hardware, go to gonum's own
+// Dgemm.
+//
+// The product is serial: wcmc runs its tasks in parallel already.
+package dgemm
+
+import (
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// Blocking. KC fixes the arithmetic (see the package comment); MC and NC
+// only the order in which blocks of C are visited: an MC×KC panel of
+// op(A) is packed once and stays in L3, a KC×NC block of op(B) in L2, a
+// sliver of mr rows of the panel in L1 while the kernel runs along the
+// block's slivers of columns (C is written a row segment at a time).
+const (
+	KC = 384
+	MC = 720 // a multiple of every kernel's mr (4, 6, 12)
+	NC = 256 // a multiple of every kernel's nr (8, 16)
+)
+
+// MinEntries is the size of C, m·n, below which the product is left to
+// gonum's Dgemm, which computes such products serially: there most of a
+// kernel's tile would be padding (5×5×1000: 4.3 µs against 12.6 µs).
+const MinEntries = 64
+
+// Implementation is gonum's BLAS with this package's Dgemm.
+type Implementation struct {
+	gonum.Implementation
+}
+
+// Active reports whether Dgemm runs this package's kernels on this
+// machine (false where the CPU has no fused multiply-add; then every
+// product is gonum's) and names the kernel.
+func Active() (bool, string) {
+	k, ok := best()
+	if !ok {
+		return false, "gonum (no FMA)"
+	}
+	return true, k.name
+}
+
+// Dgemm computes C = α op(A) op(B) + β C.
+func (impl Implementation) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	kern, ok := best()
+	if !ok || m*n < MinEntries {
+		impl.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	checkArgs(tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
+	product(kern, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// checkArgs panics, as BLAS implementations do, on a transpose flag that
+// is not one, a negative size, a leading dimension too small for its
+// matrix, or a slice too short for the matrix it holds.
+func checkArgs(tA, tB blas.Transpose, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	valid := func(t blas.Transpose) bool {
+		return t == blas.NoTrans || t == blas.Trans || t == blas.ConjTrans
+	}
+	if !valid(tA) || !valid(tB) {
+		panic("dgemm: bad transpose")
+	}
+	if m < 0 || n < 0 || k < 0 {
+		panic("dgemm: negative dimension")
+	}
+	// Stored shapes (rows × cols) of A and B.
+	ar, ac := m, k
+	if tA != blas.NoTrans {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if tB != blas.NoTrans {
+		br, bc = n, k
+	}
+	need := func(rows, cols, ld int) int {
+		if rows == 0 || cols == 0 {
+			return 0
+		}
+		return (rows-1)*ld + cols
+	}
+	switch {
+	case lda < max(1, ac):
+		panic("dgemm: bad lda")
+	case ldb < max(1, bc):
+		panic("dgemm: bad ldb")
+	case ldc < max(1, n):
+		panic("dgemm: bad ldc")
+	case len(a) < need(ar, ac, lda):
+		panic("dgemm: short A")
+	case len(b) < need(br, bc, ldb):
+		panic("dgemm: short B")
+	case len(c) < need(m, n, ldc):
+		panic("dgemm: short C")
+	}
+}
+
+// workspace holds the packed blocks of one product.
+type workspace struct {
+	a, b []float64
+	tile []float64
+}
+
+// spare holds the workspaces of finished products, at most one per
+// product that ever ran at the same time (a few per core), so a warm
+// program allocates nothing; unlike a sync.Pool, the garbage collector
+// does not empty it.
+var spare struct {
+	sync.Mutex
+	ws []*workspace
+}
+
+func getWorkspace() *workspace {
+	spare.Lock()
+	defer spare.Unlock()
+	if n := len(spare.ws); n > 0 {
+		ws := spare.ws[n-1]
+		spare.ws = spare.ws[:n-1]
+		return ws
+	}
+	return new(workspace)
+}
+
+func putWorkspace(ws *workspace) {
+	spare.Lock()
+	spare.ws = append(spare.ws, ws)
+	spare.Unlock()
+}
+
+func grow(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}
+
+// product is Dgemm with valid arguments, on kernel kern.
+func product(kern kernel, transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if alpha == 0 || k == 0 {
+		scale(m, n, beta, c, ldc)
+		return
+	}
+	mr, nr := kern.mr, kern.nr
+	ws := getWorkspace()
+	defer putWorkspace(ws)
+	ws.tile = grow(ws.tile, mr*nr)
+	for ic := 0; ic < m; ic += MC {
+		mb := min(MC, m-ic)
+		mSliv := (mb + mr - 1) / mr
+		for pc := 0; pc < k; pc += KC {
+			kb := min(KC, k-pc)
+			ws.a = grow(ws.a, mSliv*kb*mr)
+			packA(ws.a, transA, a, lda, ic, mb, pc, kb, mr)
+			first := pc == 0
+			direct := alpha == 1 && (!first || beta == 0 || beta == 1)
+			accumulate := !first || beta != 0
+			for jc := 0; jc < n; jc += NC {
+				nb := min(NC, n-jc)
+				nSliv := (nb + nr - 1) / nr
+				ws.b = grow(ws.b, nSliv*kb*nr)
+				packB(ws.b, transB, b, ldb, pc, kb, jc, nb, nr)
+				// Along a sliver of rows of C, tile after tile: the sliver
+				// of A stays in L1, C is written row segment by row segment.
+				for is := 0; is < mSliv; is++ {
+					i0 := ic + is*mr
+					rows := min(mr, m-i0)
+					as := ws.a[is*kb*mr : (is+1)*kb*mr]
+					for js := 0; js < nSliv; js++ {
+						j0 := jc + js*nr
+						cols := min(nr, n-j0)
+						bs := ws.b[js*kb*nr : (js+1)*kb*nr]
+						ct := c[i0*ldc+j0:]
+						if direct && rows == mr && cols == nr {
+							kern.run(kb, as, bs, ct, ldc, accumulate)
+							continue
+						}
+						kern.run(kb, as, bs, ws.tile, nr, false)
+						update(ct, ldc, ws.tile, nr, rows, cols, alpha, beta, first)
+					}
+				}
+			}
+		}
+	}
+}
+
+// update adds a chunk's tile t (rows×cols, stride ldt) to C: c = βc + αt
+// for the first chunk (αt when β = 0), c + αt after. The conversions keep
+// each product rounded on its own (no fusion), as the kernels' direct
+// path computes them when α = 1.
+func update(c []float64, ldc int, t []float64, ldt, rows, cols int, alpha, beta float64, first bool) {
+	for i := range rows {
+		ci := c[i*ldc : i*ldc+cols]
+		ti := t[i*ldt : i*ldt+cols]
+		switch {
+		case first && beta == 0:
+			for j, v := range ti {
+				ci[j] = float64(alpha * v)
+			}
+		case first:
+			for j, v := range ti {
+				ci[j] = float64(beta*ci[j]) + float64(alpha*v)
+			}
+		default:
+			for j, v := range ti {
+				ci[j] += float64(alpha * v)
+			}
+		}
+	}
+}
+
+// scale sets C = βC (C = 0 when β = 0, whatever C held).
+func scale(m, n int, beta float64, c []float64, ldc int) {
+	if beta == 1 {
+		return
+	}
+	for i := range m {
+		ci := c[i*ldc : i*ldc+n]
+		if beta == 0 {
+			clear(ci)
+			continue
+		}
+		for j := range ci {
+			ci[j] *= beta
+		}
+	}
+}
+
+// packA writes rows ic … ic+mb−1, columns pc … pc+kb−1 of op(A) as slivers
+// of mr rows: sliver s holds, for p = 0 … kb−1, the mr entries
+// op(A)[ic+s·mr+r, pc+p], zero past the last row.
+func packA(dst []float64, trans bool, a []float64, lda, ic, mb, pc, kb, mr int) {
+	for s := 0; s*mr < mb; s++ {
+		sl := dst[s*kb*mr : (s+1)*kb*mr]
+		rows := min(mr, mb-s*mr)
+		i0 := ic + s*mr
+		if rows < mr {
+			clear(sl)
+		}
+		if trans { // op(A)[i, p] = a[p·lda + i]: rows are contiguous
+			for p := range kb {
+				src := a[(pc+p)*lda+i0 : (pc+p)*lda+i0+rows]
+				copy(sl[p*mr:p*mr+rows], src)
+			}
+			continue
+		}
+		for r := range rows {
+			src := a[(i0+r)*lda+pc : (i0+r)*lda+pc+kb]
+			for p, v := range src {
+				sl[p*mr+r] = v
+			}
+		}
+	}
+}
+
+// packB writes rows pc … pc+kb−1, columns jc … jc+nb−1 of op(B) as slivers
+// of nr columns: sliver s holds, for p = 0 … kb−1, the nr entries
+// op(B)[pc+p, jc+s·nr+j], zero past the last column.
+func packB(dst []float64, trans bool, b []float64, ldb, pc, kb, jc, nb, nr int) {
+	for s := 0; s*nr < nb; s++ {
+		sl := dst[s*kb*nr : (s+1)*kb*nr]
+		cols := min(nr, nb-s*nr)
+		j0 := jc + s*nr
+		if cols < nr {
+			clear(sl)
+		}
+		if !trans { // op(B)[p, j] = b[p·ldb + j]: columns are contiguous
+			for p := range kb {
+				src := b[(pc+p)*ldb+j0 : (pc+p)*ldb+j0+cols]
+				copy(sl[p*nr:p*nr+cols], src)
+			}
+			continue
+		}
+		for j := range cols {
+			src := b[(j0+j)*ldb+pc : (j0+j)*ldb+pc+kb]
+			for p, v := range src {
+				sl[p*nr+j] = v
+			}
+		}
+	}
+}

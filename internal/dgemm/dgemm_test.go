@@ -1,0 +1,261 @@
+package dgemm
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// reference is the arithmetic the package comment specifies, entry by
+// entry: chunks of KC, an FMA chain from 0 over each chunk, c = βc + αt
+// for the first chunk (αt when β = 0) and c + αt after.
+func reference(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	opA := func(i, p int) float64 {
+		if transA {
+			return a[p*lda+i]
+		}
+		return a[i*lda+p]
+	}
+	opB := func(p, j int) float64 {
+		if transB {
+			return b[j*ldb+p]
+		}
+		return b[p*ldb+j]
+	}
+	for i := range m {
+		for j := range n {
+			x := &c[i*ldc+j]
+			if alpha == 0 || k == 0 {
+				switch beta {
+				case 0:
+					*x = 0
+				case 1:
+				default:
+					*x *= beta
+				}
+				continue
+			}
+			for pc := 0; pc < k; pc += KC {
+				t := 0.0
+				for p := pc; p < min(k, pc+KC); p++ {
+					t = math.FMA(opA(i, p), opB(p, j), t)
+				}
+				switch {
+				case pc == 0 && beta == 0:
+					*x = float64(alpha * t)
+				case pc == 0:
+					*x = float64(beta**x) + float64(alpha*t)
+				default:
+					*x += float64(alpha * t)
+				}
+			}
+		}
+	}
+}
+
+// operands returns A, B and C for the product with leading dimensions
+// padded by 3; the padding holds NaN, which no product may read or write.
+func operands(rng *rand.Rand, transA, transB bool, m, n, k int) (a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	fill := func(rows, cols int) ([]float64, int) {
+		ld := cols + 3
+		x := make([]float64, rows*ld)
+		for i := range x {
+			if i%ld >= cols {
+				x[i] = math.NaN()
+			} else {
+				x[i] = rng.NormFloat64()
+			}
+		}
+		return x, ld
+	}
+	if transA {
+		a, lda = fill(k, m)
+	} else {
+		a, lda = fill(m, k)
+	}
+	if transB {
+		b, ldb = fill(n, k)
+	} else {
+		b, ldb = fill(k, n)
+	}
+	c, ldc = fill(m, n)
+	return
+}
+
+func sameBits(x, y []float64) int {
+	for i := range x {
+		if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestKernelsFollowTheSpecifiedArithmetic checks every kernel this machine
+// runs against reference, bit for bit, on shapes with partial tiles,
+// several chunks of the inner dimension and several blocks of C, all
+// transposes and α, β with their special cases (β = 0 with NaN in C must
+// overwrite it).
+func TestKernelsFollowTheSpecifiedArithmetic(t *testing.T) {
+	ks := kernels()
+	if len(ks) == 0 {
+		t.Skip("no FMA on this machine: every product is gonum's")
+	}
+	shapes := [][3]int{{1, 1, 1}, {12, 16, 7}, {13, 17, 300}, {MC + 5, 33, KC + 1}, {7, NC + 9, 3}, {50, 40, 2*KC + 3}}
+	for _, kern := range ks {
+		for si, sh := range shapes {
+			m, n, k := sh[0], sh[1], sh[2]
+			for _, tr := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
+				for _, ab := range [][2]float64{{1, 0}, {1, 1}, {0.5, 0}, {-2, 0.3}, {1, -1}, {0, 0.5}} {
+					rng := rand.New(rand.NewPCG(uint64(si), 1))
+					a, lda, b, ldb, c, ldc := operands(rng, tr[0], tr[1], m, n, k)
+					if ab[1] == 0 {
+						for i := range c {
+							c[i] = math.NaN()
+						}
+					}
+					want := append([]float64(nil), c...)
+					reference(tr[0], tr[1], m, n, k, ab[0], a, lda, b, ldb, ab[1], want, ldc)
+					product(kern, tr[0], tr[1], m, n, k, ab[0], a, lda, b, ldb, ab[1], c, ldc)
+					if i := sameBits(want, c); i >= 0 {
+						t.Fatalf("%s, %d×%d×%d, trans %v, α=%g β=%g: C[%d] = %v, the specified arithmetic gives %v",
+							kern.name, m, n, k, tr, ab[0], ab[1], i, c[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestDgemmIsTheMatrixProduct compares Implementation.Dgemm with gonum's on
+// random products, relative to the sum of the absolute terms of each
+// entry (the scale of its rounding error).
+func TestDgemmIsTheMatrixProduct(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var ours Implementation
+	var theirs gonum.Implementation
+	for _, sh := range [][3]int{{2, 3, 4}, {100, 70, 40}, {300, 1000, 5}, {64, 64, 700}} {
+		m, n, k := sh[0], sh[1], sh[2]
+		for _, tA := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+			for _, tB := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+				a, lda, b, ldb, c, ldc := operands(rng, tA == blas.Trans, tB == blas.Trans, m, n, k)
+				got := append([]float64(nil), c...)
+				want := append([]float64(nil), c...)
+				ours.Dgemm(tA, tB, m, n, k, 1.5, a, lda, b, ldb, 0.5, got, ldc)
+				theirs.Dgemm(tA, tB, m, n, k, 1.5, a, lda, b, ldb, 0.5, want, ldc)
+				absA := make([]float64, len(a))
+				absB := make([]float64, len(b))
+				absC := make([]float64, len(c))
+				for i := range a {
+					absA[i] = math.Abs(a[i])
+				}
+				for i := range b {
+					absB[i] = math.Abs(b[i])
+				}
+				for i := range c {
+					absC[i] = math.Abs(c[i])
+				}
+				theirs.Dgemm(tA, tB, m, n, k, 1.5, absA, lda, absB, ldb, 0.5, absC, ldc)
+				for i := range got {
+					if i%ldc >= n {
+						if !math.IsNaN(got[i]) {
+							t.Fatalf("%v: padding C[%d] written", sh, i)
+						}
+						continue
+					}
+					if d := math.Abs(got[i] - want[i]); d > 1e-14*absC[i]*float64(k) {
+						t.Fatalf("%v %v %v: C[%d] = %v, gonum %v (scale %v)", sh, tA, tB, i, got[i], want[i], absC[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestDgemmRejectsBadArguments(t *testing.T) {
+	var impl Implementation
+	a := make([]float64, 100*100)
+	b := make([]float64, 100*100)
+	c := make([]float64, 100*100)
+	cases := map[string]func(){
+		"transpose": func() { impl.Dgemm('x', blas.NoTrans, 50, 50, 50, 1, a, 50, b, 50, 0, c, 50) },
+		"lda":       func() { impl.Dgemm(blas.NoTrans, blas.NoTrans, 50, 50, 50, 1, a, 49, b, 50, 0, c, 50) },
+		"ldb":       func() { impl.Dgemm(blas.NoTrans, blas.Trans, 50, 60, 50, 1, a, 50, b, 49, 0, c, 60) },
+		"ldc":       func() { impl.Dgemm(blas.NoTrans, blas.NoTrans, 50, 50, 50, 1, a, 50, b, 50, 0, c, 49) },
+		"short A":   func() { impl.Dgemm(blas.NoTrans, blas.NoTrans, 50, 50, 50, 1, a[:2000], 50, b, 50, 0, c, 50) },
+		"short C":   func() { impl.Dgemm(blas.NoTrans, blas.NoTrans, 50, 50, 50, 1, a, 50, b, 50, 0, c[:2499], 50) },
+		"negative":  func() { impl.Dgemm(blas.NoTrans, blas.NoTrans, -1, 50, 50, 1, a, 50, b, 50, 0, c, 50) },
+	}
+	for name, f := range cases {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+// TestDgemmAllocatesNothingOnceWarm: the packing buffers are reused.
+func TestDgemmAllocatesNothingOnceWarm(t *testing.T) {
+	var impl Implementation
+	m, n, k := 200, 300, 260
+	a := make([]float64, m*k)
+	b := make([]float64, k*n)
+	c := make([]float64, m*n)
+	f := func() { impl.Dgemm(blas.NoTrans, blas.Trans, m, n, k, 1, a, k, b, k, 0, c, n) }
+	f()
+	if got := testing.AllocsPerRun(20, f); got != 0 {
+		t.Errorf("%v allocations per product", got)
+	}
+}
+
+func BenchmarkDgemm(b *testing.B) {
+	for _, sh := range [][3]int{{1000, 1000, 300}, {1000, 15000, 300}, {1000, 8500, 5}, {500, 12665, 30}, {300, 300, 300}} {
+		m, n, k := sh[0], sh[1], sh[2]
+		x := make([]float64, m*k)
+		y := make([]float64, n*k)
+		z := make([]float64, m*n)
+		for i := range x {
+			x[i] = float64(i%7) - 3
+		}
+		for i := range y {
+			y[i] = float64(i%5) - 2
+		}
+		for _, impl := range []blas.Float64Level3{Implementation{}, gonum.Implementation{}} {
+			b.Run(fmt.Sprintf("%T/%dx%dx%d", impl, m, n, k), func(b *testing.B) {
+				for b.Loop() {
+					impl.Dgemm(blas.NoTrans, blas.Trans, m, n, k, 1, x, k, y, k, 0, z, n)
+				}
+				b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}
+
+func BenchmarkSmallDgemm(b *testing.B) {
+	for _, sh := range [][3]int{{3, 3, 3}, {5, 5, 5}, {10, 10, 10}, {20, 5, 20}, {5, 5, 1000}, {1000, 5, 5}} {
+		m, n, k := sh[0], sh[1], sh[2]
+		x := make([]float64, m*k)
+		y := make([]float64, n*k)
+		z := make([]float64, m*n)
+		kern, _ := best()
+		b.Run(fmt.Sprintf("ours/%dx%dx%d", m, n, k), func(b *testing.B) {
+			for b.Loop() {
+				product(kern, false, true, m, n, k, 1, x, k, y, k, 0, z, n)
+			}
+		})
+		b.Run(fmt.Sprintf("gonum/%dx%dx%d", m, n, k), func(b *testing.B) {
+			var g gonum.Implementation
+			for b.Loop() {
+				g.Dgemm(blas.NoTrans, blas.Trans, m, n, k, 1, x, k, y, k, 0, z, n)
+			}
+		})
+	}
+}

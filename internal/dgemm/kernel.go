@@ -1,0 +1,52 @@
+package dgemm
+
+import "math"
+
+// kernel computes one mr×nr tile of a chunk's product from packed
+// slivers: t[i, j] = fma chain over p of a[p·mr+i]·b[p·nr+j] from 0, and
+// then c[i·ldc+j] = t[i, j], or c[i·ldc+j] + t[i, j] when accumulate.
+type kernel struct {
+	name   string
+	mr, nr int
+	run    func(kb int, a, b, c []float64, ldc int, accumulate bool)
+}
+
+// goKernel is the portable kernel: math.FMA is one instruction on the
+// architectures with fused multiply-add hardware (and the reason best
+// leaves products to gonum elsewhere).
+var goKernel = kernel{name: "portable Go (4×8)", mr: 4, nr: 8, run: tileGo}
+
+func tileGo(kb int, a, b, c []float64, ldc int, accumulate bool) {
+	const mr, nr = 4, 8
+	var t [mr * nr]float64
+	a, b = a[:kb*mr], b[:kb*nr]
+	for p := range kb {
+		ap := a[p*mr : p*mr+mr]
+		bp := b[p*nr : p*nr+nr]
+		for i, ai := range ap {
+			ti := t[i*nr : i*nr+nr]
+			for j, bj := range bp {
+				ti[j] = math.FMA(ai, bj, ti[j])
+			}
+		}
+	}
+	for i := range mr {
+		ci := c[i*ldc : i*ldc+nr]
+		ti := t[i*nr : i*nr+nr]
+		if accumulate {
+			for j := range ci {
+				ci[j] += ti[j]
+			}
+		} else {
+			copy(ci, ti)
+		}
+	}
+}
+
+// checkTile panics unless the slices hold what a kernel reads and writes;
+// the assembly kernels trust their arguments.
+func checkTile(k kernel, kb int, a, b, c []float64, ldc int) {
+	if kb < 1 || len(a) < kb*k.mr || len(b) < kb*k.nr || ldc < k.nr || len(c) < (k.mr-1)*ldc+k.nr {
+		panic("dgemm: kernel called with slices too short for its tile")
+	}
+}
