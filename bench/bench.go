@@ -27,8 +27,6 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/gonum/blas/blas64"
-
 	"github.com/wcmc-project/wcmc/internal/dgemm"
 	"github.com/wcmc-project/wcmc/sampler"
 )
@@ -132,7 +130,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		GOMAXPROCS: runtime.GOMAXPROCS(0),
 		GoVersion:  runtime.Version(),
 		GOARCH:     runtime.GOARCH,
-		BLAS:       fmt.Sprintf("%T", blas64.Implementation()),
+		BLAS:       blasName(),
 		RowKernels: sampler.RowKernels(),
 	}
 	b := &suite{cfg: cfg, s: s, r: r, ctx: ctx}
@@ -190,19 +188,7 @@ func (b *suite) addSeries(sr Series) {
 }
 
 // blasName names the gonum BLAS implementation in use.
-func blasName() string {
-	name := fmt.Sprintf("%T", blas64.Implementation())
-	switch {
-	case strings.HasPrefix(name, "gonum."):
-		return "gonum"
-	case strings.HasPrefix(name, "netlib."):
-		return "OpenBLAS (cgo)"
-	case strings.HasPrefix(name, "dgemm."):
-		_, kernel := dgemm.Active()
-		return "wcmc dgemm, " + kernel
-	}
-	return name
-}
+func blasName() string { return dgemm.Describe() }
 
 // cpuName returns the CPU model from /proc/cpuinfo, or GOARCH.
 func cpuName() string {

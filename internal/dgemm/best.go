@@ -2,12 +2,15 @@ package dgemm
 
 import "sync"
 
-// best is the fastest kernel of this machine; ok is false where there is
-// none (no fused multiply-add hardware).
+// best is the fastest vector kernel of this machine; ok is false where
+// there is none (no AVX2 with FMA, another architecture, or the purego
+// tag): there every product is gonum's, whose SSE2 and NEON kernels beat
+// the portable one (2.7 against 7–8 GFLOP/s here).
 var best = sync.OnceValues(func() (kernel, bool) {
-	ks := kernels()
-	if len(ks) == 0 {
-		return kernel{}, false
+	for _, k := range kernels() {
+		if k.vector {
+			return k, true
+		}
 	}
-	return ks[0], true
+	return kernel{}, false
 })

@@ -1,30 +1,33 @@
 // Package dgemm is the pure-Go build's matrix product: gonum's BLAS with
 // Dgemm replaced by a packed, cache-blocked product whose inner kernel is
-// AVX-512 or AVX2 assembly where the CPU has it (a portable Go kernel
-// elsewhere). It computes
+// AVX-512 or AVX2 assembly. It computes
 //
 //	C = α op(A) op(B) + β C
 //
 // for row-major C (m×n), op(A) (m×k) and op(B) (k×n), as BLAS does.
 //
-// Every entry of C is the same arithmetic whatever the kernel, the CPU or
-// the number of cores: the inner dimension is cut into chunks of KC, and
-// for each chunk t = fma(a_p, b_p, t) runs from t = 0 over p in order, then
-// C is updated as c = βc + αt for the first chunk (c = αt when β = 0) and
+// Every entry of C is the same arithmetic whatever the kernel or the
+// number of cores: the inner dimension is cut into chunks of KC, and for
+// each chunk t = fma(a_p, b_p, t) runs from t = 0 over p in order, then C
+// is updated as c = βc + αt for the first chunk (c = αt when β = 0) and
 // c = c + αt for the others. Kernels of different shapes compute the same
-// chains, so results are bit for bit equal across them (the tests check
-// this for every kernel the machine runs). Products whose C has fewer
-// than MinEntries entries (mostly padding in a kernel's tile), and every
-// product on a CPU without fused multiply-add hardware, go to gonum's own
+// chains, so results are bit for bit equal across them and with the
+// portable Go kernel (the tests check this for every kernel the machine
+// runs). Products whose C has fewer than MinEntries entries (mostly
+// padding in a kernel's tile), and every product on a machine without
+// AVX2 and FMA (other architectures, the purego tag), go to gonum's own
 // Dgemm.
 //
 // The product is serial: wcmc runs its tasks in parallel already.
 package dgemm
 
 import (
+	"fmt"
+	"strings"
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
 )
 
@@ -50,12 +53,12 @@ type Implementation struct {
 }
 
 // Active reports whether Dgemm runs this package's kernels on this
-// machine (false where the CPU has no fused multiply-add; then every
-// product is gonum's) and names the kernel.
+// machine (false where it has no vector kernel; then every product is
+// gonum's) and names the kernel.
 func Active() (bool, string) {
 	k, ok := best()
 	if !ok {
-		return false, "gonum (no FMA)"
+		return false, "none"
 	}
 	return true, k.name
 }
@@ -299,5 +302,26 @@ func packB(dst []float64, trans bool, b []float64, ldb, pc, kb, jc, nb, nr int) 
 				sl[p*nr+j] = v
 			}
 		}
+	}
+}
+
+// Describe names the BLAS gonum's calls go to in this program: "gonum",
+// "OpenBLAS (cgo)" (the openblas build), or this package's product with
+// its kernel on this machine.
+func Describe() string {
+	switch impl := blas64.Implementation().(type) {
+	case Implementation:
+		if ok, kernel := Active(); ok {
+			return "wcmc dgemm, " + kernel
+		}
+		return "gonum (wcmc dgemm has no vector kernel for this machine)"
+	case gonum.Implementation:
+		return "gonum"
+	default:
+		name := fmt.Sprintf("%T", impl)
+		if strings.HasPrefix(name, "netlib.") {
+			return "OpenBLAS (cgo)"
+		}
+		return name
 	}
 }

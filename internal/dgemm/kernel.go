@@ -8,12 +8,13 @@ import "math"
 type kernel struct {
 	name   string
 	mr, nr int
+	vector bool // assembly: fast enough to replace gonum's Dgemm
 	run    func(kb int, a, b, c []float64, ldc int, accumulate bool)
 }
 
-// goKernel is the portable kernel: math.FMA is one instruction on the
-// architectures with fused multiply-add hardware (and the reason best
-// leaves products to gonum elsewhere).
+// goKernel is the portable kernel, the arithmetic written plainly: the
+// tests check the assembly kernels against it, bit for bit. It is not fast
+// (math.FMA one element at a time), so Dgemm never runs it.
 var goKernel = kernel{name: "portable Go (4×8)", mr: 4, nr: 8, run: tileGo}
 
 func tileGo(kb int, a, b, c []float64, ldc int, accumulate bool) {

@@ -14,8 +14,8 @@ func tile12x16AVX512(kb int, a, b, c *float64, ldc int, accumulate bool)
 //go:noescape
 func tile6x8AVX2(kb int, a, b, c *float64, ldc int, accumulate bool)
 
-var avx512Kernel = kernel{name: "AVX-512 (12×16)", mr: 12, nr: 16}
-var avx2Kernel = kernel{name: "AVX2 (6×8)", mr: 6, nr: 8}
+var avx512Kernel = kernel{name: "AVX-512 (12×16)", mr: 12, nr: 16, vector: true}
+var avx2Kernel = kernel{name: "AVX2 (6×8)", mr: 6, nr: 8, vector: true}
 
 func init() {
 	avx512Kernel.run = func(kb int, a, b, c []float64, ldc int, accumulate bool) {
@@ -33,7 +33,8 @@ var (
 	hasAVX2   = cpu.X86.HasAVX && cpu.X86.HasAVX2 && cpu.X86.HasFMA
 )
 
-// kernels lists the kernels this machine runs, fastest first.
+// kernels lists the kernels this machine runs, fastest first (the
+// portable one where math.FMA is an instruction, for the tests).
 func kernels() []kernel {
 	var ks []kernel
 	if hasAVX512 {

@@ -9,7 +9,8 @@ import (
 )
 
 // kernels lists the kernels this machine runs: the portable one where
-// math.FMA compiles to a fused multiply-add instruction.
+// math.FMA compiles to a fused multiply-add instruction, for the tests
+// (Dgemm leaves every product to gonum here).
 func kernels() []kernel {
 	switch runtime.GOARCH {
 	case "amd64":
