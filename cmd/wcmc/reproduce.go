@@ -143,7 +143,9 @@ non-zero only if an experiment could not run.`,
 	return cmd
 }
 
-// reproduceCommandLine reconstructs the invocation from the flags set.
+// reproduceCommandLine reconstructs the invocation from the flags set: the
+// command a stopped run prints to resume it, and the report's "generated
+// by" line.
 func reproduceCommandLine(cmd *cobra.Command, cfg reproduce.Config) string {
 	f := cmd.Flags()
 	parts := []string{"wcmc reproduce"}
@@ -171,6 +173,20 @@ func reproduceCommandLine(cmd *cobra.Command, cfg reproduce.Config) string {
 	}
 	for _, v := range cfg.ReuseVersions {
 		parts = append(parts, "--reuse-version "+v)
+	}
+	if f.Changed("workers") {
+		parts = append(parts, "--workers "+strconv.Itoa(cfg.Workers))
+	}
+	for _, name := range []string{"max-rhat", "min-ess"} {
+		if f.Changed(name) {
+			parts = append(parts, "--"+name+" "+f.Lookup(name).Value.String())
+		}
+	}
+	for _, d := range cfg.UpdateDoc {
+		parts = append(parts, "--update-doc "+d)
+	}
+	if cfg.Profile != "" {
+		parts = append(parts, "--profile "+cfg.Profile)
 	}
 	return strings.Join(parts, " ")
 }

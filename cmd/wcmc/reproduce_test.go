@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,5 +77,36 @@ func TestReproduceUpdateDoc(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(fresh); len(entries) != 0 {
 		t.Errorf("a refused --update-doc still ran: %d files in --out", len(entries))
+	}
+}
+
+// TestReproduceCommandLineKeepsEveryFlag: the command a stopped reproduce
+// prints to resume it repeats every flag given, --profile and --workers
+// included (a resume without --profile would stop profiling).
+func TestReproduceCommandLineKeepsEveryFlag(t *testing.T) {
+	cmd := newReproduceCmd(nil)
+	args := []string{"--out", "o", "--only", "gauss-snr", "--seed", "7", "--trials", "3", "--set", "snr_db=5",
+		"--data-dir", "m", "--reuse-version", "v1", "--workers", "1", "--max-rhat", "1.05", "--min-ess", "50",
+		"--update-doc", "README.md", "--profile", "p"}
+	if err := cmd.ParseFlags(args); err != nil {
+		t.Fatal(err)
+	}
+	cfg := reproduce.Config{Out: "o", Only: []string{"gauss-snr"}, Seed: 7, Trials: 3, Sets: []string{"snr_db=5"},
+		DataDir: "m", ReuseVersions: []string{"v1"}, Workers: 1, UpdateDoc: []string{"README.md"}, Profile: "p"}
+	got := strings.Fields(reproduceCommandLine(cmd, cfg))
+	if len(got) < 2 || got[0] != "wcmc" || got[1] != "reproduce" {
+		t.Fatalf("command line %q", got)
+	}
+	// The same flags, in any order.
+	pairs := func(words []string) []string {
+		var p []string
+		for i := 0; i+1 < len(words); i += 2 {
+			p = append(p, words[i]+" "+words[i+1])
+		}
+		slices.Sort(p)
+		return p
+	}
+	if g, w := pairs(got[2:]), pairs(args); !slices.Equal(g, w) {
+		t.Errorf("command line has flags\n%q\nwant\n%q", g, w)
 	}
 }
