@@ -1,6 +1,11 @@
 package model
 
-import "gonum.org/v1/gonum/blas/blas64"
+import (
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/wcmc-project/wcmc/internal/dgemm"
+)
 
 // rowsMaxDim is the largest d for which the probit data term computes each
 // tile sample row by sample row in Go (rowTile) instead of by two BLAS
@@ -12,10 +17,26 @@ import "gonum.org/v1/gonum/blas/blas64"
 const rowsMaxDim = 5
 
 // byRows reports whether the data term of a d-dimensional target takes the
-// row path: d ≤ rowsMaxDim under gonum's own BLAS (another BLAS computes
-// the products in its own order, so the row path, which reproduces
-// gonum's, is not taken there).
-func byRows(d int) bool { return d <= rowsMaxDim && !singleGemm() && !tilesOnly }
+// row path: d ≤ rowsMaxDim in the pure-Go builds, under gonum's BLAS or
+// package dgemm's product, whose packing costs as much as the arithmetic
+// when the inner dimension is 5 and a tile has a few rows (SGLD's
+// minibatch gradient of one sample: 1.5× the row path's time in
+// probit-gradients' profile). The row path sums as gonum's kernels do, so
+// under gonum's BLAS it equals the tile path bit for bit; under dgemm the
+// d ≤ 5 data term is the row path's arithmetic, not dgemm's. It is not
+// taken under another BLAS (the openblas build), whose results are that
+// library's.
+func byRows(d int) bool { return d <= rowsMaxDim && pureGoBLAS() && !tilesOnly }
+
+// pureGoBLAS reports whether gonum's calls go to gonum's BLAS or to
+// package dgemm's product (model/blas_purego.go).
+func pureGoBLAS() bool {
+	switch blas64.Implementation().(type) {
+	case gonum.Implementation, dgemm.Implementation:
+		return true
+	}
+	return false
+}
 
 // tilesOnly makes every d take the tile path (for the tests comparing the
 // two).

@@ -6,9 +6,12 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/wcmc-project/wcmc/internal/dgemm"
 )
 
 // evalAll runs every data-term entry point of p on theta: LogJoint,
@@ -107,3 +110,24 @@ func BenchmarkLogJointGradPaths(b *testing.B) {
 		}
 	}
 }
+
+// TestRowPathTakenInPureGoBuilds: the d ≤ 5 data term takes the row path
+// under gonum's BLAS and under package dgemm's product, not under
+// another BLAS.
+func TestRowPathTakenInPureGoBuilds(t *testing.T) {
+	saved := blas64.Implementation()
+	t.Cleanup(func() { blas64.Use(saved) })
+	for _, impl := range []blas.Float64{gonum.Implementation{}, dgemm.Implementation{}} {
+		blas64.Use(impl)
+		if !byRows(rowsMaxDim) || byRows(rowsMaxDim+1) {
+			t.Errorf("%T: byRows(%d) = %v, byRows(%d) = %v; want true, false", impl, rowsMaxDim, byRows(rowsMaxDim), rowsMaxDim+1, byRows(rowsMaxDim+1))
+		}
+	}
+	blas64.Use(otherBLAS{})
+	if byRows(1) {
+		t.Error("another BLAS takes the row path")
+	}
+}
+
+// otherBLAS stands for a BLAS other than the pure-Go ones.
+type otherBLAS struct{ gonum.Implementation }
