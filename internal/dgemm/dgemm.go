@@ -14,7 +14,8 @@
 // chains, so results are bit for bit equal across them and with the
 // portable Go kernel (the tests check this for every kernel the machine
 // runs). Products whose C has fewer than MinEntries entries (mostly
-// padding in a kernel's tile), and every product on a machine without
+// padding in a kernel's tile) or fewer than MinRows rows (where packing
+// costs more than the arithmetic), and every product on a machine without
 // AVX2 and FMA (other architectures, the purego tag), go to gonum's own
 // Dgemm.
 //
@@ -47,6 +48,32 @@ const (
 // kernel's tile would be padding (5×5×1000: 4.3 µs against 12.6 µs).
 const MinEntries = 64
 
+// MinRows is the number of rows of C below which the product is left to
+// gonum's kernels, a block of columns at a time: packing op(B) costs more
+// than the arithmetic there (1 × 633 × 31, SGLD's margins on MNIST: 5.2
+// µs against 12.7 µs; even at 4 rows).
+const MinRows = 3
+
+// gonumColumns computes the product with gonum's Dgemm on blocks of at
+// most 192 columns of C, which gonum computes serially: one block row of
+// its 64×64 blocking, three blocks (it starts goroutines, and allocates,
+// from four).
+func gonumColumns(g gonum.Implementation, tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	const cols = 192
+	if k == 0 || alpha == 0 {
+		scale(m, n, beta, c, ldc)
+		return
+	}
+	for j := 0; j < n; j += cols {
+		nj := min(cols, n-j)
+		bj := b[j:]
+		if tB != blas.NoTrans {
+			bj = b[j*ldb:]
+		}
+		g.Dgemm(tA, tB, m, nj, k, alpha, a, lda, bj, ldb, beta, c[j:], ldc)
+	}
+}
+
 // Implementation is gonum's BLAS with this package's Dgemm.
 type Implementation struct {
 	gonum.Implementation
@@ -71,6 +98,10 @@ func (impl Implementation) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float
 		return
 	}
 	checkArgs(tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
+	if m < MinRows {
+		gonumColumns(impl.Implementation, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
 	product(kern, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
@@ -269,10 +300,25 @@ func packA(dst []float64, trans bool, a []float64, lda, ic, mb, pc, kb, mr int) 
 			}
 			continue
 		}
-		for r := range rows {
-			src := a[(i0+r)*lda+pc : (i0+r)*lda+pc+kb]
-			for p, v := range src {
-				sl[p*mr+r] = v
+		// op(A)[i, p] = a[i·lda + p]: read along the rows of a in steps of
+		// four, and write each step's 4×rows block row by row, so that the
+		// stores are contiguous.
+		base := a[i0*lda+pc:]
+		p := 0
+		for ; p+4 <= kb; p += 4 {
+			d0 := sl[p*mr : p*mr+rows]
+			d1 := sl[(p+1)*mr : (p+1)*mr+rows]
+			d2 := sl[(p+2)*mr : (p+2)*mr+rows]
+			d3 := sl[(p+3)*mr : (p+3)*mr+rows]
+			for r := range rows {
+				src := base[r*lda+p : r*lda+p+4]
+				d0[r], d1[r], d2[r], d3[r] = src[0], src[1], src[2], src[3]
+			}
+		}
+		for ; p < kb; p++ {
+			d := sl[p*mr : p*mr+rows]
+			for r := range d {
+				d[r] = base[r*lda+p]
 			}
 		}
 	}
@@ -296,10 +342,25 @@ func packB(dst []float64, trans bool, b []float64, ldb, pc, kb, jc, nb, nr int) 
 			}
 			continue
 		}
-		for j := range cols {
-			src := b[(j0+j)*ldb+pc : (j0+j)*ldb+pc+kb]
-			for p, v := range src {
-				sl[p*nr+j] = v
+		// op(B)[p, j] = b[j·ldb + p]: read along the rows of b in steps of
+		// four, and write each step's 4×cols block row by row, so that the
+		// stores are contiguous.
+		base := b[j0*ldb+pc:]
+		p := 0
+		for ; p+4 <= kb; p += 4 {
+			d0 := sl[p*nr : p*nr+cols]
+			d1 := sl[(p+1)*nr : (p+1)*nr+cols]
+			d2 := sl[(p+2)*nr : (p+2)*nr+cols]
+			d3 := sl[(p+3)*nr : (p+3)*nr+cols]
+			for j := range cols {
+				src := base[j*ldb+p : j*ldb+p+4]
+				d0[j], d1[j], d2[j], d3[j] = src[0], src[1], src[2], src[3]
+			}
+		}
+		for ; p < kb; p++ {
+			d := sl[p*nr : p*nr+cols]
+			for j := range d {
+				d[j] = base[j*ldb+p]
 			}
 		}
 	}

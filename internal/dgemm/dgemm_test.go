@@ -139,7 +139,7 @@ func TestDgemmIsTheMatrixProduct(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var ours Implementation
 	var theirs gonum.Implementation
-	for _, sh := range [][3]int{{2, 3, 4}, {100, 70, 40}, {300, 1000, 5}, {64, 64, 700}} {
+	for _, sh := range [][3]int{{2, 3, 4}, {100, 70, 40}, {300, 1000, 5}, {64, 64, 700}, {1, 700, 31}, {2, 500, 9}, {2, 400, 0}} {
 		m, n, k := sh[0], sh[1], sh[2]
 		for _, tA := range []blas.Transpose{blas.NoTrans, blas.Trans} {
 			for _, tB := range []blas.Transpose{blas.NoTrans, blas.Trans} {
