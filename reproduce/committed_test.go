@@ -13,6 +13,7 @@ import (
 
 	"github.com/wcmc-project/wcmc/dataset"
 	"github.com/wcmc-project/wcmc/experiment"
+	"github.com/wcmc-project/wcmc/internal/mnisttest"
 	"github.com/wcmc-project/wcmc/report"
 	"github.com/wcmc-project/wcmc/runner/results"
 )
@@ -149,18 +150,7 @@ func TestTableRows(t *testing.T) {
 // them from any folder holding it), and it is the digest of the real MNIST
 // files here.
 func TestCommittedMNISTResultsNameTheirData(t *testing.T) {
-	dir := filepath.Join("..", DefaultMNISTDir)
-	if dataset.MNISTSplitIn(dir) != dataset.SplitFull {
-		gm, ok := dataset.FindGoMNIST()
-		if !ok {
-			msg := "the four MNIST files are neither in " + dir + " nor in the Go module cache"
-			if os.Getenv("CI") != "" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
-		}
-		dir = gm
-	}
+	dir := mnisttest.Dir(t)
 	want, err := dataset.MNISTDigest(dir, dataset.SplitFull)
 	if err != nil {
 		t.Fatal(err)
