@@ -11,7 +11,7 @@ import (
 // Without the build tag openblas, every gonum BLAS call of the program
 // goes to gonum's pure-Go BLAS except the matrix product, which is
 // package dgemm's where it has a vector kernel for the CPU (AVX-512 or
-// AVX2 with FMA): packed and blocked, 5–10× gonum's Dgemm on the
+// AVX2 with FMA): packed and blocked, 5–8× gonum's Dgemm on the
 // experiments' products (docs/PERFORMANCE.md), and serial, like the
 // callers' tasks. Elsewhere gonum's BLAS stays, and with it the tiled
 // products and the row path of Probit that suit its kernels.

@@ -168,7 +168,7 @@ func TestDgemmIsTheMatrixProduct(t *testing.T) {
 						}
 						continue
 					}
-					if d := math.Abs(got[i] - want[i]); d > 1e-14*absC[i]*float64(k) {
+					if d := math.Abs(got[i] - want[i]); !(d <= 1e-14*absC[i]*float64(k)) {
 						t.Fatalf("%v %v %v: C[%d] = %v, gonum %v (scale %v)", sh, tA, tB, i, got[i], want[i], absC[i])
 					}
 				}
@@ -177,29 +177,60 @@ func TestDgemmIsTheMatrixProduct(t *testing.T) {
 	}
 }
 
-func TestDgemmRejectsBadArguments(t *testing.T) {
-	var impl Implementation
+// TestDgemmRejectsBadArgumentsAsGonum: every bad call panics with gonum's
+// message, for products routed to the kernels and to gonum alike.
+func TestDgemmRejectsBadArgumentsAsGonum(t *testing.T) {
+	var ours Implementation
+	var theirs gonum.Implementation
 	a := make([]float64, 100*100)
 	b := make([]float64, 100*100)
 	c := make([]float64, 100*100)
-	cases := map[string]func(){
-		"transpose": func() { impl.Dgemm('x', blas.NoTrans, 50, 50, 50, 1, a, 50, b, 50, 0, c, 50) },
-		"lda":       func() { impl.Dgemm(blas.NoTrans, blas.NoTrans, 50, 50, 50, 1, a, 49, b, 50, 0, c, 50) },
-		"ldb":       func() { impl.Dgemm(blas.NoTrans, blas.Trans, 50, 60, 50, 1, a, 50, b, 49, 0, c, 60) },
-		"ldc":       func() { impl.Dgemm(blas.NoTrans, blas.NoTrans, 50, 50, 50, 1, a, 50, b, 50, 0, c, 49) },
-		"short A":   func() { impl.Dgemm(blas.NoTrans, blas.NoTrans, 50, 50, 50, 1, a[:2000], 50, b, 50, 0, c, 50) },
-		"short C":   func() { impl.Dgemm(blas.NoTrans, blas.NoTrans, 50, 50, 50, 1, a, 50, b, 50, 0, c[:2499], 50) },
-		"negative":  func() { impl.Dgemm(blas.NoTrans, blas.NoTrans, -1, 50, 50, 1, a, 50, b, 50, 0, c, 50) },
-	}
-	for name, f := range cases {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("%s: no panic", name)
-				}
-			}()
-			f()
-		}()
+	type call func(blas.Float64Level3)
+	for _, sz := range []int{4, 50} { // 4×4: gonum's; 50×50: the kernels'
+		cases := map[string]call{
+			"transpose": func(x blas.Float64Level3) { x.Dgemm('x', blas.NoTrans, sz, sz, sz, 1, a, sz, b, sz, 0, c, sz) },
+			"m < 0":     func(x blas.Float64Level3) { x.Dgemm(blas.NoTrans, blas.NoTrans, -1, sz, sz, 1, a, sz, b, sz, 0, c, sz) },
+			"n < 0":     func(x blas.Float64Level3) { x.Dgemm(blas.NoTrans, blas.NoTrans, sz, -1, sz, 1, a, sz, b, sz, 0, c, sz) },
+			"k < 0":     func(x blas.Float64Level3) { x.Dgemm(blas.NoTrans, blas.NoTrans, sz, sz, -1, 1, a, sz, b, sz, 0, c, sz) },
+			"lda": func(x blas.Float64Level3) {
+				x.Dgemm(blas.NoTrans, blas.NoTrans, sz, sz, sz, 1, a, sz-1, b, sz, 0, c, sz)
+			},
+			"lda trans": func(x blas.Float64Level3) {
+				x.Dgemm(blas.Trans, blas.NoTrans, sz, sz+1, sz, 1, a, sz-1, b, sz+1, 0, c, sz+1)
+			},
+			"ldb": func(x blas.Float64Level3) {
+				x.Dgemm(blas.NoTrans, blas.Trans, sz, sz+1, sz, 1, a, sz, b, sz-1, 0, c, sz+1)
+			},
+			"ldc": func(x blas.Float64Level3) {
+				x.Dgemm(blas.NoTrans, blas.NoTrans, sz, sz, sz, 1, a, sz, b, sz, 0, c, sz-1)
+			},
+			"short A": func(x blas.Float64Level3) {
+				x.Dgemm(blas.NoTrans, blas.NoTrans, sz, sz, sz, 1, a[:sz*sz-1], sz, b, sz, 0, c, sz)
+			},
+			"short B": func(x blas.Float64Level3) {
+				x.Dgemm(blas.NoTrans, blas.Trans, sz, sz, sz, 1, a, sz, b[:sz*sz-1], sz, 0, c, sz)
+			},
+			"short C": func(x blas.Float64Level3) {
+				x.Dgemm(blas.NoTrans, blas.NoTrans, sz, sz, sz, 1, a, sz, b, sz, 0, c[:sz*sz-1], sz)
+			},
+			"short A, k = 0": func(x blas.Float64Level3) {
+				x.Dgemm(blas.NoTrans, blas.NoTrans, sz, sz, 0, 1, a[:sz-2], 1, b, sz, 0, c, sz)
+			},
+		}
+		for name, f := range cases {
+			panicOf := func(x blas.Float64Level3) (r any) {
+				defer func() { r = recover() }()
+				f(x)
+				return nil
+			}
+			got, want := panicOf(ours), panicOf(theirs)
+			if want == nil {
+				t.Fatalf("%d, %s: gonum does not panic; the case is wrong", sz, name)
+			}
+			if got != want {
+				t.Errorf("%d×%d, %s: panic %v, gonum's %v", sz, sz, name, got, want)
+			}
+		}
 	}
 }
 
@@ -288,5 +319,131 @@ func TestDescribeNamesTheBLASInUse(t *testing.T) {
 	ok, kernel := Active()
 	if got := Describe(); ok && got != "wcmc dgemm, "+kernel {
 		t.Errorf("this package's product described as %q", got)
+	}
+}
+
+// sameValues returns the first index where x and y differ in their bits,
+// NaNs aside (any NaN equals any NaN: where several NaNs meet in a chain,
+// which payload survives depends on the order the compiler gives the
+// multiplicands of an FMA), or −1.
+func sameValues(x, y []float64) int {
+	for i := range x {
+		if math.Float64bits(x[i]) != math.Float64bits(y[i]) && !(math.IsNaN(x[i]) && math.IsNaN(y[i])) {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestKernelsAtTheEdges checks every kernel against reference, bit for bit
+// (NaN for NaN), with operands stored tightly (leading
+// dimension = columns, nothing after the last entry but sentinels beyond
+// the slice's capacity, which must survive), ±Inf and NaNs with distinct
+// payloads among the valid entries of A, B and C, α = 0 and k = 0.
+func TestKernelsAtTheEdges(t *testing.T) {
+	ks := kernels()
+	if len(ks) == 0 {
+		t.Skip("no FMA on this machine: every product is gonum's")
+	}
+	const sentinel = 1234.5
+	nan := func(payload uint64) float64 { return math.Float64frombits(0x7ff8000000000000 | payload) }
+	// tight returns rows×cols entries in a slice whose capacity ends at
+	// the last entry, followed in memory by sentinels.
+	tight := func(rng *rand.Rand, rows, cols int) (x, mem []float64, ld int) {
+		ld = max(1, cols)
+		size := 0
+		if rows > 0 && cols > 0 {
+			size = (rows-1)*ld + cols
+		}
+		mem = make([]float64, size+8)
+		for i := range mem {
+			mem[i] = sentinel
+		}
+		x = mem[:size:size]
+		for i := range x {
+			switch rng.IntN(60) {
+			case 0:
+				x[i] = math.Inf(1 - 2*rng.IntN(2))
+			case 1:
+				x[i] = nan(uint64(1 + rng.IntN(1<<20)))
+			default:
+				x[i] = rng.NormFloat64()
+			}
+		}
+		return x, mem, ld
+	}
+	shapes := [][3]int{{12, 16, 5}, {6, 8, 3}, {13, 17, 9}, {3, 64, 2}, {24, 32, KC + 3}, {MC + 12, NC + 16, 7}, {20, 20, 0}}
+	for _, kern := range ks {
+		for si, sh := range shapes {
+			m, n, k := sh[0], sh[1], sh[2]
+			for _, tr := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
+				for _, ab := range [][2]float64{{1, 0}, {1, 1}, {1, 0.5}, {0, 0}, {0, 1}, {2, 0}} {
+					rng := rand.New(rand.NewPCG(uint64(si), 7))
+					ar, ac, br, bc := m, k, k, n
+					if tr[0] {
+						ar, ac = k, m
+					}
+					if tr[1] {
+						br, bc = n, k
+					}
+					a, amem, lda := tight(rng, ar, ac)
+					b, bmem, ldb := tight(rng, br, bc)
+					c, cmem, ldc := tight(rng, m, n)
+					want := append([]float64(nil), c...)
+					reference(tr[0], tr[1], m, n, k, ab[0], a, lda, b, ldb, ab[1], want, ldc)
+					product(kern, tr[0], tr[1], m, n, k, ab[0], a, lda, b, ldb, ab[1], c, ldc)
+					if i := sameValues(want, c); i >= 0 {
+						t.Fatalf("%s, %d×%d×%d, trans %v, α=%g β=%g: C[%d] = %v (%#x), the specified arithmetic gives %v (%#x)",
+							kern.name, m, n, k, tr, ab[0], ab[1], i, c[i], math.Float64bits(c[i]), want[i], math.Float64bits(want[i]))
+					}
+					for _, mem := range [][]float64{amem, bmem, cmem} {
+						for _, v := range mem[len(mem)-8:] {
+							if v != sentinel {
+								t.Fatalf("%s, %d×%d×%d, trans %v: memory past a matrix written", kern.name, m, n, k, tr)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestFewRowsAreGonumsByColumns: products of fewer than MinRows rows are
+// gonum's, computed a block of columns at a time: bit for bit what gonum
+// gives column by column.
+func TestFewRowsAreGonumsByColumns(t *testing.T) {
+	if ok, _ := Active(); !ok {
+		t.Skip("no vector kernel on this machine: Dgemm is gonum's")
+	}
+	var ours Implementation
+	var theirs gonum.Implementation
+	rng := rand.New(rand.NewPCG(5, 6))
+	for m := 1; m < MinRows; m++ {
+		for _, k := range []int{0, 1, 37, 70} {
+			for _, tA := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+				for _, tB := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+					n := 500
+					a, lda, b, ldb, c, ldc := operands(rng, tA == blas.Trans, tB == blas.Trans, m, n, k)
+					got := append([]float64(nil), c...)
+					want := append([]float64(nil), c...)
+					ours.Dgemm(tA, tB, m, n, k, 1.5, a, lda, b, ldb, 0.5, got, ldc)
+					for j := range n { // one column: gonum's serial kernel
+						if k == 0 {
+							theirs.Dgemm(tA, tB, m, n, k, 1.5, a, lda, b, ldb, 0.5, want, ldc)
+							break
+						}
+						bj := b[j:]
+						if tB == blas.Trans {
+							bj = b[j*ldb:]
+						}
+						theirs.Dgemm(tA, tB, m, 1, k, 1.5, a, lda, bj, ldb, 0.5, want[j:], ldc)
+					}
+					if i := sameBits(want, got); i >= 0 {
+						t.Fatalf("m=%d k=%d %v %v: C[%d] = %v, gonum by columns %v", m, k, tA, tB, i, got[i], want[i])
+					}
+				}
+			}
+		}
 	}
 }
