@@ -22,7 +22,8 @@ const (
 // of C is accumulated over the same chunks in the same order, so the result
 // is bit for bit that of the single call (TestGemmMatchesBLAS). Products
 // gonum computes serially, and every product under another BLAS
-// implementation (the openblas build), are one blas64.Gemm call.
+// implementation (package dgemm's in the pure-Go build where the CPU has
+// its kernels, OpenBLAS in the openblas build), are one blas64.Gemm call.
 func gemm(tA, tB blas.Transpose, a, b, c blas64.General) {
 	m, n := c.Rows, c.Cols
 	k := a.Cols

@@ -29,9 +29,11 @@ import (
 // Its buffers are allocated by NewVariational, so that Value, Gradient and
 // ValueGrad allocate nothing beyond what the target allocates
 // (model.Probit: nothing once its scratch is sized by the first call). One
-// exception, with the pure-Go BLAS: for d > 128 gonum's blocked LU runs its
-// trailing updates through the parallel Dgemm, which allocates (64
-// objects per stream and evaluation at d = 300).
+// exception, under gonum's own BLAS (machines without package dgemm's
+// vector kernels): for d > 128 gonum's blocked LU runs its trailing
+// updates through gonum's parallel Dgemm, which allocates (64 objects per
+// stream and evaluation at d = 300); package dgemm's product is serial and
+// allocates nothing.
 type Variational struct {
 	rx     *channel.Received
 	target model.Target
