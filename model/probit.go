@@ -45,6 +45,7 @@ type Probit struct {
 
 	// Scratch, grown on demand and reused.
 	marg []float64 // S×B margin / weight block
+	cols []float64 // a d = 5 data tile by columns, 5×B (rowTile)
 	quad []float64 // B×d(d+1)/2 packed u_n u_nᵀ (NegHessians)
 	lam  []float64 // one row of λ values (curvRow)
 	ones []float64 // 1s, the signs of already signed margins (curvRow)
@@ -237,7 +238,10 @@ func (p *Probit) dataTerm(logj []float64, grad *blas64.General, theta, u blas64.
 				if grad != nil {
 					g = &gr
 				}
-				rowTile(lj, g, th, ublk, sg, scale, p.marg)
+				if theta.Cols == 5 {
+					p.cols = grow(p.cols, 5*nr)
+				}
+				rowTile(lj, g, th, ublk, sg, scale, p.marg, p.cols)
 				continue
 			}
 			m := blas64.General{Rows: sr, Cols: nr, Stride: nr, Data: p.marg[:sr*nr]}

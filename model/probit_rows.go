@@ -51,12 +51,27 @@ var tilesOnly bool
 // DotUnitary (dotRow), and the gradient adds round(w_n·u_nj) to grad_row,j
 // for n in order, skipping w_n = 0, as dgemmSerialNotNot's AxpyUnitary
 // calls do. The results are therefore bit-identical to the tile path's.
-func rowTile(logj []float64, grad *blas64.General, th, u blas64.General, sg []float64, scale float64, buf []float64) {
+//
+// At d = 5 with at least colsMinRows sample rows, the tile's data rows are
+// first copied column by column into cols (5·nr entries), and the margins
+// of each sample row computed from the columns (dotCols5: a vector kernel
+// on amd64 with AVX2), with dotRows5's arithmetic, operation for operation.
+func rowTile(logj []float64, grad *blas64.General, th, u blas64.General, sg []float64, scale float64, buf, cols []float64) {
 	d, nr := th.Cols, u.Rows
 	buf = buf[:nr]
+	byCols := d == 5 && th.Rows >= colsMinRows
+	if byCols {
+		cols = cols[:5*nr]
+		for n := range nr {
+			un := u.Data[n*u.Stride : n*u.Stride+5]
+			cols[n], cols[nr+n], cols[2*nr+n], cols[3*nr+n], cols[4*nr+n] = un[0], un[1], un[2], un[3], un[4]
+		}
+	}
 	for r := range th.Rows {
 		t := th.Data[r*th.Stride : r*th.Stride+d]
-		if d == 5 {
+		if byCols {
+			dotCols5((*[5]float64)(t), cols, buf)
+		} else if d == 5 {
 			dotRows5((*[5]float64)(t), u, buf)
 		} else {
 			for n := range buf {
@@ -118,6 +133,29 @@ func dotRows5(t *[5]float64, u blas64.General, buf []float64) {
 		un := (*[5]float64)(u.Data[n*u.Stride : n*u.Stride+5])
 		s0 := float64(t0*un[0]) + float64(t4*un[4])
 		buf[n] = (s0 + float64(t2*un[2])) + (float64(t1*un[1]) + float64(t3*un[3]))
+	}
+}
+
+// colsMinRows is the number of sample rows from which rowTile copies a
+// d = 5 tile into columns: the copy costs about a row's margins.
+const colsMinRows = 4
+
+// dotCols5 computes dotRows5's margins from the five columns of the tile
+// (cols: column j at cols[j·n : (j+1)·n], n = len(buf)), four at a time in
+// the vector kernel where there is one; the arithmetic is dotRows5's,
+// operation for operation (TestDotCols5MatchesRows).
+func dotCols5(t *[5]float64, cols, buf []float64) {
+	n := len(buf)
+	c0, c1, c2, c3, c4 := cols[:n], cols[n:2*n], cols[2*n:3*n], cols[3*n:4*n], cols[4*n:5*n]
+	i := 0
+	if useDotCols && n >= 4 {
+		i = n &^ 3
+		dotCols5AVX2(t, &c0[0], &c1[0], &c2[0], &c3[0], &c4[0], &buf[0], i)
+	}
+	t0, t1, t2, t3, t4 := t[0], t[1], t[2], t[3], t[4]
+	for ; i < n; i++ {
+		s0 := float64(t0*c0[i]) + float64(t4*c4[i])
+		buf[i] = (s0 + float64(t2*c2[i])) + (float64(t1*c1[i]) + float64(t3*c3[i]))
 	}
 }
 
