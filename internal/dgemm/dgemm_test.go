@@ -409,7 +409,7 @@ func TestKernelsAtTheEdges(t *testing.T) {
 	}
 }
 
-// TestFewRowsAreGonumsByColumns: products of fewer than MinRows rows are
+// TestFewRowsAreGonumsByColumns: products of 2 … MinRows−1 rows are
 // gonum's, computed a block of columns at a time: bit for bit what gonum
 // gives column by column.
 func TestFewRowsAreGonumsByColumns(t *testing.T) {
@@ -419,7 +419,7 @@ func TestFewRowsAreGonumsByColumns(t *testing.T) {
 	var ours Implementation
 	var theirs gonum.Implementation
 	rng := rand.New(rand.NewPCG(5, 6))
-	for m := 1; m < MinRows; m++ {
+	for m := 2; m < MinRows; m++ { // one row is Dgemv's (TestOneRowOrColumnIsAMatrixVectorProduct)
 		for _, k := range []int{0, 1, 37, 70} {
 			for _, tA := range []blas.Transpose{blas.NoTrans, blas.Trans} {
 				for _, tB := range []blas.Transpose{blas.NoTrans, blas.Trans} {
@@ -441,6 +441,50 @@ func TestFewRowsAreGonumsByColumns(t *testing.T) {
 					}
 					if i := sameBits(want, got); i >= 0 {
 						t.Fatalf("m=%d k=%d %v %v: C[%d] = %v, gonum by columns %v", m, k, tA, tB, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestOneRowOrColumnIsAMatrixVectorProduct: products with one row or one
+// column of C (gonum's Dgemv) keep Dgemm's meaning: every transpose, leading
+// dimensions wider than the matrices, β = 0 over NaN in C, α = 0 and k = 0,
+// and nothing written outside C's entries.
+func TestOneRowOrColumnIsAMatrixVectorProduct(t *testing.T) {
+	if ok, _ := Active(); !ok {
+		t.Skip("no vector kernel on this machine: Dgemm is gonum's")
+	}
+	var ours Implementation
+	rng := rand.New(rand.NewPCG(8, 9))
+	for _, sh := range [][3]int{{1, 700, 31}, {1, 100, 1}, {500, 1, 9}, {90, 1, 300}, {1, 80, 0}, {80, 1, 0}} {
+		m, n, k := sh[0], sh[1], sh[2]
+		for _, tA := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+			for _, tB := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+				for _, ab := range [][2]float64{{1.5, 0}, {1, 1}, {-2, 0.5}, {0, 0}, {0, 2}} {
+					a, lda, b, ldb, c, ldc := operands(rng, tA == blas.Trans, tB == blas.Trans, m, n, k)
+					if ab[1] == 0 {
+						for i := range c {
+							if i%ldc < n {
+								c[i] = math.NaN()
+							}
+						}
+					}
+					want := append([]float64(nil), c...)
+					reference(tA == blas.Trans, tB == blas.Trans, m, n, k, ab[0], a, lda, b, ldb, ab[1], want, ldc)
+					ours.Dgemm(tA, tB, m, n, k, ab[0], a, lda, b, ldb, ab[1], c, ldc)
+					for i := range c {
+						if i%ldc >= n {
+							if !math.IsNaN(c[i]) {
+								t.Fatalf("%v %v %v: padding C[%d] written", sh, tA, tB, i)
+							}
+							continue
+						}
+						scale := math.Abs(want[i]) + 1
+						if d := math.Abs(c[i] - want[i]); !(d <= 1e-12*scale*float64(k+1)) {
+							t.Fatalf("%v %v %v α=%g β=%g: C[%d] = %v, want %v", sh, tA, tB, ab[0], ab[1], i, c[i], want[i])
+						}
 					}
 				}
 			}
