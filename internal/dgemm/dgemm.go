@@ -51,10 +51,10 @@ const (
 const MinEntries = 64
 
 // MinRows is the number of rows of C below which the product is left to
-// gonum's kernels, a block of columns at a time: with one or two rows,
-// packing op(B) costs about as much as the arithmetic (1 × 633 × 31,
-// SGLD's one-sample margins on MNIST: 5.2 µs against 12.6 µs; at 2 rows
-// 18.8 against 20.2 µs, at 3 rows 26.4 against 20.6 µs).
+// gonum's Dgemm, a block of columns at a time (one row goes to gonum's
+// Dgemv first, gonumGemv): with two rows, packing op(B) costs about as
+// much as the arithmetic (2 × 633 × 31: 18.8 µs against 20.2 µs; at 3
+// rows 26.4 against 20.6 µs).
 const MinRows = 3
 
 // gonumColumns computes the product with gonum's Dgemm on blocks of at
