@@ -15,7 +15,8 @@ import (
 // blockElems bounds the margin tile held in scratch: the data are processed
 // in blocks of B = min(N, max(minBlockRows, blockElems/S)) rows and the
 // samples in tiles of max(1, blockElems/B) rows, so the scratch stays at
-// ~8 MiB whatever S and N are.
+// ~8 MiB whatever S and N are (plus, at d = 5 with S ≥ 4, a tile's data
+// by columns: 5·B values, at most 5·blockElems/4, 10 MiB).
 const (
 	blockElems   = 1 << 20
 	minBlockRows = 256
@@ -238,7 +239,7 @@ func (p *Probit) dataTerm(logj []float64, grad *blas64.General, theta, u blas64.
 				if grad != nil {
 					g = &gr
 				}
-				if theta.Cols == 5 {
+				if theta.Cols == 5 && sr >= colsMinRows {
 					p.cols = grow(p.cols, 5*nr)
 				}
 				rowTile(lj, g, th, ublk, sg, scale, p.marg, p.cols)

@@ -18,14 +18,14 @@ const rowsMaxDim = 5
 
 // byRows reports whether the data term of a d-dimensional target takes the
 // row path: d ≤ rowsMaxDim in the pure-Go builds, under gonum's BLAS or
-// package dgemm's product, whose packing costs as much as the arithmetic
-// when the inner dimension is 5 and a tile has a few rows (SGLD's
-// minibatch gradient of one sample: 1.5× the row path's time in
-// probit-gradients' profile). The row path sums as gonum's kernels do, so
-// under gonum's BLAS it equals the tile path bit for bit; under dgemm the
-// d ≤ 5 data term is the row path's arithmetic, not dgemm's. It is not
-// taken under another BLAS (the openblas build), whose results are that
-// library's.
+// package dgemm's product. Under dgemm, the tile path was measured slower
+// for SGLD's one-sample minibatch gradients (probit-gradients: 1.5× the
+// row path's SGLD time) before dgemm routed one- and two-row products to
+// gonum; it was not measured again. The row path sums as gonum's kernels
+// do, so under gonum's BLAS it equals the tile path bit for bit; under
+// dgemm the d ≤ 5 data term is the row path's arithmetic, not dgemm's. It
+// is not taken under another BLAS (the openblas build), whose results are
+// that library's.
 func byRows(d int) bool { return d <= rowsMaxDim && pureGoBLAS() && !tilesOnly }
 
 // pureGoBLAS reports whether gonum's calls go to gonum's BLAS or to
@@ -126,7 +126,10 @@ func dotRow(x, y []float64) float64 {
 
 // dotRows5 and addRows5 are the two loops of rowTile written out for
 // d = 5 (the synthetic probit experiments), with the running sums in
-// registers; the arithmetic is dotRow's and the generic loop's.
+// registers; the arithmetic is dotRow's and the generic loop's, except
+// that a margin whose five products are all −0 is −0 here and +0 there
+// (dotRow's partial sums start from +0), which no special function
+// distinguishes.
 func dotRows5(t *[5]float64, u blas64.General, buf []float64) {
 	t0, t1, t2, t3, t4 := t[0], t[1], t[2], t[3], t[4]
 	for n := range buf {
@@ -142,7 +145,8 @@ const colsMinRows = 4
 
 // dotCols5 computes dotRows5's margins from the five columns of the tile
 // (cols: column j at cols[j·n : (j+1)·n], n = len(buf)), four at a time in
-// the vector kernel where there is one; the arithmetic is dotRows5's,
+// the vector kernel (AVX instructions; enabled with AVX2) where there is
+// one; the arithmetic is dotRows5's,
 // operation for operation (TestDotCols5MatchesRows).
 func dotCols5(t *[5]float64, cols, buf []float64) {
 	n := len(buf)

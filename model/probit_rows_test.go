@@ -146,16 +146,22 @@ func TestDotCols5MatchesRows(t *testing.T) {
 		return rng.NormFloat64() * math.Exp(4*rng.NormFloat64())
 	}
 	for n := 0; n <= 37; n++ {
-		for rep := 0; rep < 20; rep++ {
+		for rep := 0; rep < 21; rep++ {
 			var th [5]float64
 			for j := range th {
 				th[j] = draw()
+			}
+			if rep == 20 { // θ = +0 against negative data: every product −0
+				th = [5]float64{}
 			}
 			u := blas64.General{Rows: n, Cols: 5, Stride: 7, Data: make([]float64, max(0, n*7))}
 			cols := make([]float64, 5*n)
 			for i := range n {
 				for j := range 5 {
 					v := draw()
+					if rep == 20 {
+						v = -math.Abs(rng.NormFloat64()) - 0.5
+					}
 					u.Data[i*7+j] = v
 					cols[j*n+i] = v
 				}

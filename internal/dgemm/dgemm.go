@@ -15,17 +15,19 @@
 // portable Go kernel (the tests check this for every kernel the machine
 // runs; NaN for NaN, whose payload may differ where several NaNs meet).
 //
-// Some products are gonum's, chosen by shape alone: those whose C has
-// fewer than MinEntries entries (mostly padding in a kernel's tile), one
-// row or one column (gonum's Dgemv), or fewer than MinRows rows (gonum's
-// Dgemm, a block of columns at a time); and every product on a machine
-// without AVX2 and FMA (other architectures, the purego tag).
+// Some products are gonum's, chosen by shape alone, in this order: those
+// whose C has fewer than MinEntries entries (gonum's Dgemm: mostly padding
+// in a kernel's tile), then those with one row or one column (gonum's
+// Dgemv), then those with fewer than MinRows rows (gonum's Dgemm, a block
+// of columns at a time); and every product on a machine without AVX2 and
+// FMA (other architectures, the purego tag).
 //
 // The product is serial: wcmc runs its tasks in parallel already.
 package dgemm
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 
@@ -47,14 +49,14 @@ const (
 
 // MinEntries is the size of C, m·n, below which the product is left to
 // gonum's Dgemm, which computes such products serially: there most of a
-// kernel's tile would be padding (5×5×1000: 4.3 µs against 12.6 µs).
+// kernel's tile would be padding (5×5×1000: 4.4 µs against 12.8 µs).
 const MinEntries = 64
 
 // MinRows is the number of rows of C below which the product is left to
-// gonum's Dgemm, a block of columns at a time (one row goes to gonum's
-// Dgemv first, gonumGemv): with two rows, packing op(B) costs about as
-// much as the arithmetic (2 × 633 × 31: 18.8 µs against 20.2 µs; at 3
-// rows 26.4 against 20.6 µs).
+// gonum's Dgemm, a block of columns at a time (a single row of at least
+// MinEntries columns goes to gonum's Dgemv before, gonumGemv): with two
+// rows, packing op(B) costs about as much as the arithmetic (2 × 633 × 31:
+// 18.8 µs against 20.2 µs; at 3 rows 26.4 against 20.6 µs).
 const MinRows = 3
 
 // gonumColumns computes the product with gonum's Dgemm on blocks of at
@@ -78,13 +80,18 @@ func gonumColumns(g gonum.Implementation, tA, tB blas.Transpose, m, n, k int, al
 }
 
 // gonumGemv computes a product whose C is one row (m = 1) or one column
-// (n = 1) as the matrix–vector product it is, with gonum's Dgemv: 2.4–3×
-// gonum's Dgemm on the one-sample gradients of HMC and SGLD (1266 × 31:
-// the margins 4.9 against 10.8 µs, the gradient 4.8 against 11.5 µs),
-// and without packing a matrix for one row.
+// (n = 1), of at least MinEntries entries, as the matrix–vector product it
+// is, with gonum's Dgemv: 2.2× gonum's Dgemm on the one-sample margins of
+// HMC and SGLD (1 × 1266 × 31: 4.9 against 10.8 µs), and without packing a
+// matrix for one row. (Their gradients, 1 × d, have fewer entries and stay
+// with gonum's Dgemm.)
 func gonumGemv(g gonum.Implementation, tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	if k == 0 || alpha == 0 { // Dgemv would leave C as it is, or scale NaN by β = 0
+	switch {
+	case k == 0 || alpha == 0: // Dgemv would leave C as it is, or scale NaN by β = 0
 		scale(m, n, beta, c, ldc)
+		return
+	case math.IsNaN(beta): // gonum's GemvT takes β = NaN for β = 1
+		gonumColumns(g, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
 	aTrans, bTrans := tA != blas.NoTrans, tB != blas.NoTrans

@@ -462,7 +462,7 @@ func TestOneRowOrColumnIsAMatrixVectorProduct(t *testing.T) {
 		m, n, k := sh[0], sh[1], sh[2]
 		for _, tA := range []blas.Transpose{blas.NoTrans, blas.Trans} {
 			for _, tB := range []blas.Transpose{blas.NoTrans, blas.Trans} {
-				for _, ab := range [][2]float64{{1.5, 0}, {1, 1}, {-2, 0.5}, {0, 0}, {0, 2}} {
+				for _, ab := range [][2]float64{{1.5, 0}, {1, 1}, {-2, 0.5}, {0, 0}, {0, 2}, {-2.5, math.NaN()}} {
 					a, lda, b, ldb, c, ldc := operands(rng, tA == blas.Trans, tB == blas.Trans, m, n, k)
 					if ab[1] == 0 {
 						for i := range c {
@@ -478,6 +478,12 @@ func TestOneRowOrColumnIsAMatrixVectorProduct(t *testing.T) {
 						if i%ldc >= n {
 							if !math.IsNaN(c[i]) {
 								t.Fatalf("%v %v %v: padding C[%d] written", sh, tA, tB, i)
+							}
+							continue
+						}
+						if math.IsNaN(want[i]) { // β = NaN: NaN, as gonum's Dgemm gives
+							if !math.IsNaN(c[i]) {
+								t.Fatalf("%v %v %v α=%g β=%g: C[%d] = %v, want NaN", sh, tA, tB, ab[0], ab[1], i, c[i])
 							}
 							continue
 						}
