@@ -22,12 +22,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
-	"strings"
 	"time"
 
-	"github.com/wcmc-project/wcmc/internal/dgemm"
+	"github.com/wcmc-project/wcmc/internal/machine"
 	"github.com/wcmc-project/wcmc/sampler"
 )
 
@@ -125,12 +123,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	r := &Report{
 		Start:      time.Now(),
 		Quick:      cfg.Quick,
-		CPU:        cpuName(),
+		CPU:        machine.CPU(),
 		NumCPU:     runtime.NumCPU(),
 		GOMAXPROCS: runtime.GOMAXPROCS(0),
 		GoVersion:  runtime.Version(),
 		GOARCH:     runtime.GOARCH,
-		BLAS:       blasName(),
+		BLAS:       machine.BLAS(),
 		RowKernels: sampler.RowKernels(),
 	}
 	b := &suite{cfg: cfg, s: s, r: r, ctx: ctx}
@@ -185,20 +183,4 @@ func (b *suite) addSeries(sr Series) {
 	if w := b.cfg.Progress; w != nil {
 		fmt.Fprintf(w, "scaling: %-40s slope %.2f\n", sr.Name, sr.Slope)
 	}
-}
-
-// blasName names the gonum BLAS implementation in use.
-func blasName() string { return dgemm.Describe() }
-
-// cpuName returns the CPU model from /proc/cpuinfo, or GOARCH.
-func cpuName() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if name, ok := strings.CutPrefix(line, "model name"); ok {
-				return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(name), ":"))
-			}
-		}
-	}
-	return runtime.GOARCH
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/wcmc-project/wcmc/channel"
 	"github.com/wcmc-project/wcmc/consensus"
 	"github.com/wcmc-project/wcmc/dataset"
+	"github.com/wcmc-project/wcmc/internal/machine"
 	"github.com/wcmc-project/wcmc/sampler"
 )
 
@@ -184,7 +185,7 @@ func (b *suite) gradient() error {
 	flops := 4 * float64(s) * float64(n) * float64(d)
 	gf := func(d time.Duration) float64 { return flops / d.Seconds() / 1e9 }
 	size := fmt.Sprintf("N=%d d=%d S=%d", n, d, s)
-	bound, tb := fmt.Sprintf("%s Dgemm, same products, 1 core", blasName()), t[2]
+	bound, tb := fmt.Sprintf("%s Dgemm, same products, 1 core", machine.BLAS()), t[2]
 	perMargin := func(d time.Duration) string {
 		ns := float64(d-tb) / float64(s*n)
 		if ns < 0 {

@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -165,6 +166,34 @@ func readFigure(path, metric string) Figure {
 
 // wall returns the wall time of a result.
 func wall(res *runner.Result) time.Duration { return res.Wall }
+
+// computedOn says where res was computed, for its wall time: "" when its
+// sessions record no machine; ", on M" for one machine; for several, each
+// with its tasks and time.
+func computedOn(res *runner.Result) string {
+	ms := res.Machines()
+	switch {
+	case len(ms) == 0 || (len(ms) == 1 && ms[0] == ""):
+		return ""
+	case len(ms) == 1:
+		return ", on " + ms[0]
+	}
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		tasks, w := 0, time.Duration(0)
+		for _, s := range res.Sessions {
+			if s.Machine == m {
+				tasks += s.Tasks
+				w += s.Wall
+			}
+		}
+		if m == "" {
+			m = "a machine not recorded"
+		}
+		parts[i] = fmt.Sprintf("%s for %s in %s", m, countOf(tasks, "task"), fmtDur(w))
+	}
+	return fmt.Sprintf(", on %d machines: %s", len(ms), strings.Join(parts, "; "))
+}
 
 // runFacts are the trials, start time and wall time of a section's run, as
 // shown in the experiments table ("–" for an experiment that did not run).
@@ -339,7 +368,7 @@ const protocolLegend = "Protocols: paper = the paper's SGD (its η and t_m, no h
 func (r *Report) computeLine() string {
 	var d time.Duration
 	n := 0
-	var shown []string
+	var shown, machines []string
 	ran := map[string]bool{}
 	for _, s := range r.Sections {
 		if s.Result != nil {
@@ -357,8 +386,21 @@ func (r *Report) computeLine() string {
 		}
 		d += wall(s.Result)
 		n++
+		for _, m := range s.Result.Machines() {
+			if m != "" && !slices.Contains(machines, m) {
+				machines = append(machines, m)
+			}
+		}
 	}
-	line := fmt.Sprintf("The %s run took %s of wall time in all, as recorded when each was computed.", countOf(n, "experiment"), fmtDur(d))
+	line := fmt.Sprintf("The %s run took %s of wall time in all, as recorded when each was computed", countOf(n, "experiment"), fmtDur(d))
+	switch len(machines) {
+	case 0:
+		line += "."
+	case 1:
+		line += ", on " + machines[0] + "."
+	default:
+		line += fmt.Sprintf(", on %d machines (each experiment's section names its own).", len(machines))
+	}
 	if len(shown) > 0 {
 		line += " Not counted again: " + strings.Join(shown, ", ") + "."
 	}

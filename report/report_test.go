@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"html"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wcmc-project/wcmc/experiment"
+	"github.com/wcmc-project/wcmc/internal/machine"
 	"github.com/wcmc-project/wcmc/runner"
 	"github.com/wcmc-project/wcmc/runner/results"
 )
@@ -346,5 +349,49 @@ func TestSkewedMeanMarked(t *testing.T) {
 	}
 	if !strings.Contains(marked.caption(), skewMark+" : the mean lies outside its 5–95% band") {
 		t.Errorf("caption with a marked cell does not explain the mark: %q", marked.caption())
+	}
+}
+
+func TestWhereEachExperimentRanIsNamed(t *testing.T) {
+	dir, runs := quickRuns(t)
+	here := machine.Describe()
+	md, htm := render(t, New(dir, testMeta, runs))
+	for _, doc := range []string{string(md), html.UnescapeString(string(htm))} {
+		if n := strings.Count(doc, ", on "+here+"."); n != 3 { // two experiments' facts and the compute line
+			t.Errorf("the machine of this process is named %d times, want 3 (each run and the total)", n)
+		}
+	}
+
+	at := time.Date(2026, 11, 27, 2, 0, 0, 0, time.UTC)
+	res := &runner.Result{Sessions: []runner.Session{
+		{Began: at, Tasks: 3, Wall: 5 * time.Minute, Machine: "A, 2 CPUs"},
+		{Began: at.Add(time.Hour), Tasks: 1, Wall: 20 * time.Second},
+		{Began: at.Add(2 * time.Hour), Tasks: 2, Wall: 2 * time.Minute, Machine: "A, 2 CPUs"},
+		{Began: at.Add(3 * time.Hour), Tasks: 4, Wall: time.Minute, Machine: "B"},
+	}}
+	want := ", on 3 machines: A, 2 CPUs for 5 tasks in 7m0s; a machine not recorded for 1 task in 20.0 s; B for 4 tasks in 1m0s"
+	if got := computedOn(res); got != want {
+		t.Errorf("computedOn = %q\nwant         %q", got, want)
+	}
+	for _, c := range []struct {
+		sessions []runner.Session
+		want     string
+	}{
+		{nil, ""}, // stored before sessions were recorded
+		{[]runner.Session{{Tasks: 2}}, ""},
+		{[]runner.Session{{Tasks: 2, Machine: "B"}, {Tasks: 1, Machine: "B"}}, ", on B"},
+	} {
+		if got := computedOn(&runner.Result{Sessions: c.sessions}); got != c.want {
+			t.Errorf("computedOn(%+v) = %q, want %q", c.sessions, got, c.want)
+		}
+	}
+
+	// Experiments computed on different machines: the total says so.
+	two := slices.Clone(runs)
+	moved := *two[1].Result
+	moved.Sessions = []runner.Session{{Tasks: len(moved.Tasks), Wall: moved.Wall, Machine: "another machine"}}
+	two[1].Result = &moved
+	if got := New(dir, testMeta, two).computeLine(); !strings.Contains(got, ", on 2 machines (each experiment's section names its own).") {
+		t.Errorf("compute line over two machines: %q", got)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wcmc-project/wcmc/internal/dgemm"
+	"github.com/wcmc-project/wcmc/internal/machine"
 	"github.com/wcmc-project/wcmc/internal/stageprof"
 	"github.com/wcmc-project/wcmc/runner"
 )
@@ -19,8 +19,8 @@ import (
 func writeProfile(cfg Config, prof *stageprof.Recorder) (string, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Where the time went\n\n")
-	fmt.Fprintf(&b, "Generated %s by `%s` (wcmc %s, %s, GOMAXPROCS %d, BLAS %s).\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04 UTC"), cfg.Command, runner.Version, runtime.Version(), runtime.GOMAXPROCS(0), dgemm.Describe())
+	fmt.Fprintf(&b, "Generated %s by `%s` (wcmc %s, %s) on %s.\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), cfg.Command, runner.Version, runtime.Version(), machine.Describe())
 	b.WriteString(`Each experiment computed was profiled on its own (an experiment resumed from its journal:
 over all its sessions, when each was profiled into this directory, up to its last checkpoint
 for a session that was killed (profiles are written every 5 minutes); an experiment whose stored

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/wcmc-project/wcmc/internal/machine"
 )
 
 // RunTask runs one task with its derived rng and checks that the rows,
@@ -274,11 +276,14 @@ func (p *Plan) Compute(ctx context.Context, keys []TaskKey, opts Options) ([]Tas
 }
 
 // Collect assembles the Result of shard opts.Shard of the run from its
-// task records (see Plan.Result), ending now, and prints each skip note
-// once to opts.Progress.
+// task records (see Plan.Result), ending now, as computed by this process
+// on this machine (one Session; package journal replaces it with the
+// sessions its journal records), and prints each skip note once to
+// opts.Progress.
 func (p *Plan) Collect(tasks []TaskResult, start time.Time, opts Options) *Result {
 	res := p.Result(tasks, start, time.Now())
 	res.Shard = opts.Shard.Canonical()
+	res.Sessions = []Session{{Began: start, Tasks: len(tasks), Wall: res.Wall, Machine: machine.Describe()}}
 	if opts.Progress != nil {
 		for _, n := range res.Notes {
 			fmt.Fprintf(opts.Progress, "note: %s\n", n)

@@ -55,6 +55,10 @@ type Result struct {
 	// run done in one go; for a resumed run (package journal), the sum over
 	// its sessions, without the time between them.
 	Wall time.Duration
+	// Sessions are the processes that computed Tasks, in the order they
+	// began (one for a run done in one go; see Session); nil for results
+	// stored before sessions were recorded.
+	Sessions []Session
 	// Shard is the slice of the run that Tasks holds (0/1: all of it).
 	Shard Shard
 	// Resumed counts the tasks taken from the journal of an earlier,
@@ -72,6 +76,29 @@ type Result struct {
 	// read from files (results.Load); "" for a result this process
 	// computed (Version then means runner.Version).
 	Version string
+}
+
+// Session is the share of a result that one process computed: when it
+// began, how many of the tasks it finished, the time from its start to its
+// last finished task, and the machine it ran on (machine.Describe; "" when
+// not recorded, as in journals written before machines were).
+type Session struct {
+	Began   time.Time
+	Tasks   int
+	Wall    time.Duration
+	Machine string
+}
+
+// Machines returns the distinct machines of res's sessions in the order
+// they first computed, "" (not recorded) included.
+func (res *Result) Machines() []string {
+	var out []string
+	for _, s := range res.Sessions {
+		if !slices.Contains(out, s.Machine) {
+			out = append(out, s.Machine)
+		}
+	}
+	return out
 }
 
 // ComputedBy returns the wcmc version that computed res.

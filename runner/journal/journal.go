@@ -57,6 +57,9 @@ type Record struct {
 	runner.TaskResult
 	Done  time.Time `json:"done"`
 	Began time.Time `json:"began,omitzero"`
+	// Machine is the machine the session ran on (machine.Describe);
+	// absent in journals written before machines were recorded.
+	Machine string `json:"machine,omitempty"`
 	// Sum is the checksum of the line: the first 8 bytes of the SHA-256 of
 	// the line as written without its "sum" field, in hex. Written last on
 	// the line; absent in format-1 journals.
@@ -117,26 +120,40 @@ func checkSums(c Contents, format int, path string) error {
 	return nil
 }
 
-// sessionsTime is the time the sessions behind records spent computing:
-// for each session, from its start to its last finished task (the work a
-// killed session did after that was lost, not spent on this result).
-// Records without a session start count from runStart.
-func sessionsTime(records []Record, runStart time.Time) time.Duration {
-	last := map[time.Time]time.Time{}
+// sessions are the sessions behind records, in the order they began: for
+// each, the tasks it finished, its machine, and its time from its start to
+// its last finished task (the work a killed session did after that was
+// lost, not spent on this result). Records without a session start are one
+// session that began at runStart.
+func sessions(records []Record, runStart time.Time) []runner.Session {
+	at := map[time.Time]int{}
+	var out []runner.Session
 	for _, r := range records {
 		b := r.Began
 		if b.IsZero() {
 			b = runStart
 		}
-		if r.Done.After(last[b]) {
-			last[b] = r.Done
+		i, ok := at[b]
+		if !ok {
+			i = len(out)
+			at[b] = i
+			out = append(out, runner.Session{Began: b, Machine: r.Machine})
+		}
+		s := &out[i]
+		s.Tasks++
+		if d := r.Done.Sub(b); d > s.Wall {
+			s.Wall = d
 		}
 	}
+	slices.SortStableFunc(out, func(a, b runner.Session) int { return a.Began.Compare(b.Began) })
+	return out
+}
+
+// computingTime is the sum of the sessions' times.
+func computingTime(ss []runner.Session) time.Duration {
 	var total time.Duration
-	for b, d := range last {
-		if d.After(b) {
-			total += d.Sub(b)
-		}
+	for _, s := range ss {
+		total += s.Wall
 	}
 	return total
 }
@@ -254,13 +271,15 @@ func parseRecord(text []byte) (Record, error) {
 
 // file appends task records to a journal file, one durable line each.
 type file struct {
-	f     *os.File
-	path  string
-	n     int       // records appended by this file
-	began time.Time // when this session opened the journal
-	// earlier is the computing time of the sessions whose records the
-	// journal already held (see sessionsTime).
-	earlier time.Duration
+	f       *os.File
+	path    string
+	n       int       // records appended by this file
+	began   time.Time // when this session opened the journal
+	machine string    // where this session runs (machine.Describe)
+	last    time.Time // when this session's last record finished
+	// earlier are the sessions whose records the journal already held
+	// (see sessions).
+	earlier []runner.Session
 	// created lists what this session created for a run with no finished
 	// task (identity, journal, directory), removed by discard.
 	created []string
@@ -282,7 +301,8 @@ func (j *file) discard() {
 
 // Append writes r as one line and syncs it to disk before returning.
 func (j *file) Append(r runner.TaskResult) error {
-	line, err := encodeRecord(Record{TaskResult: r, Done: time.Now().UTC(), Began: j.began})
+	rec := Record{TaskResult: r, Done: time.Now().UTC(), Began: j.began, Machine: j.machine}
+	line, err := encodeRecord(rec)
 	if err != nil {
 		return fmt.Errorf("journal %s: task %s trial %d: %w", j.path, runner.FormatX(r.X), r.Trial, err)
 	}
@@ -295,6 +315,7 @@ func (j *file) Append(r runner.TaskResult) error {
 		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
 	j.n++
+	j.last = rec.Done
 	atomicfile.KillPoint(atomicfile.KillTaskSaved, nil, nil)
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wcmc-project/wcmc/internal/machine"
 	"github.com/wcmc-project/wcmc/runner"
 	"github.com/wcmc-project/wcmc/runner/internal/sweeptest"
 )
@@ -147,16 +148,23 @@ func TestJournalResumeEqualsUninterrupted(t *testing.T) {
 		t.Fatalf("journal after resume: %d records, torn %q, err %v", len(data.Records), data.Torn, err)
 	}
 	// Two sessions wrote it: each record names its session's start, the
-	// interrupted one's records first.
-	sessions := map[time.Time]int{}
+	// interrupted one's records first, and the machine it ran on.
+	byBegan := map[time.Time]int{}
+	here := machine.Describe()
 	for i, r := range data.Records {
-		if r.Began.IsZero() || r.Done.Before(r.Began) {
-			t.Fatalf("record %d: began %v, done %v", i, r.Began, r.Done)
+		if r.Began.IsZero() || r.Done.Before(r.Began) || r.Machine != here {
+			t.Fatalf("record %d: began %v, done %v, machine %q (want %q)", i, r.Began, r.Done, r.Machine, here)
 		}
-		sessions[r.Began]++
+		byBegan[r.Began]++
 	}
-	if len(sessions) != 2 || sessions[data.Records[0].Began] != in.Done {
-		t.Fatalf("sessions %v, want the %d interrupted tasks and the rest", sessions, in.Done)
+	if len(byBegan) != 2 || byBegan[data.Records[0].Began] != in.Done {
+		t.Fatalf("sessions %v, want the %d interrupted tasks and the rest", byBegan, in.Done)
+	}
+	// The result lists both sessions, and its wall time is theirs.
+	if len(got.Sessions) != 2 || got.Sessions[0].Tasks != in.Done || got.Sessions[1].Tasks != 18-in.Done ||
+		got.Sessions[0].Machine != here || got.Sessions[1].Machine != here ||
+		got.Wall != got.Sessions[0].Wall+got.Sessions[1].Wall || !got.Sessions[0].Began.Before(got.Sessions[1].Began) {
+		t.Errorf("sessions %+v, wall %v: want the %d interrupted tasks, then %d, on %q", got.Sessions, got.Wall, in.Done, 18-in.Done, here)
 	}
 	// Resuming a finished journal runs nothing, not even Setup.
 	spec.Setup = func(runner.Values, *rand.Rand) (any, error) { t.Fatal("Setup ran"); return nil, nil }
@@ -165,6 +173,10 @@ func TestJournalResumeEqualsUninterrupted(t *testing.T) {
 	sameResult(t, again, want)
 	if ran.Load() != 0 || again.Resumed != 18 {
 		t.Errorf("finished journal: ran %d tasks, resumed %d", ran.Load(), again.Resumed)
+	}
+	if !reflect.DeepEqual(again.Sessions, got.Sessions) || again.Wall != got.Wall {
+		t.Errorf("finished journal: sessions %+v, wall %v; want %+v, %v (a session that computed nothing is not one)",
+			again.Sessions, again.Wall, got.Sessions, got.Wall)
 	}
 }
 
@@ -366,25 +378,38 @@ func TestReadJournalTornAndCorrupt(t *testing.T) {
 	}
 }
 
-func TestSessionsTimeSkipsTheGaps(t *testing.T) {
-	// A run started at 10:00 finished tasks until 10:05, died, and was
-	// resumed at 12:00 until 12:03; records of an older journal carry no
-	// session and count from the run's start.
+func TestSessionsSkipTheGapsAndKeepTheirMachines(t *testing.T) {
+	// A run started at 10:00 on machine A finished tasks until 10:05, died,
+	// and was resumed at 12:00 on machine B until 12:03; records of an
+	// older journal carry no session or machine and count from the run's
+	// start.
 	at := func(h, m int) time.Time { return time.Date(2026, 1, 1, h, m, 0, 0, time.UTC) }
-	rec := func(began, done time.Time) Record { return Record{Began: began, Done: done} }
+	rec := func(began, done time.Time, machine string) Record {
+		return Record{Began: began, Done: done, Machine: machine}
+	}
 	records := []Record{
-		rec(at(10, 0), at(10, 2)), rec(at(10, 0), at(10, 5)), rec(at(10, 0), at(10, 1)),
-		rec(at(12, 0), at(12, 3)), rec(at(12, 0), at(12, 1)),
+		rec(at(12, 0), at(12, 3), "B"), rec(at(10, 0), at(10, 2), "A"), rec(at(10, 0), at(10, 5), "A"),
+		rec(at(10, 0), at(10, 1), "A"), rec(at(12, 0), at(12, 1), "B"),
 	}
-	if got := sessionsTime(records, at(10, 0)); got != 8*time.Minute {
-		t.Errorf("two sessions: %v, want 8m (5m + 3m, not the 2h gap)", got)
+	got := sessions(records, at(10, 0))
+	want := []runner.Session{
+		{Began: at(10, 0), Tasks: 3, Wall: 5 * time.Minute, Machine: "A"},
+		{Began: at(12, 0), Tasks: 2, Wall: 3 * time.Minute, Machine: "B"},
 	}
-	legacy := []Record{rec(time.Time{}, at(10, 4)), rec(at(12, 0), at(12, 3))}
-	if got := sessionsTime(legacy, at(10, 0)); got != 7*time.Minute {
-		t.Errorf("legacy records: %v, want 7m", got)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("two sessions: %+v, want %+v (in the order they began)", got, want)
 	}
-	if got := sessionsTime(nil, at(10, 0)); got != 0 {
-		t.Errorf("no records: %v", got)
+	if d := computingTime(got); d != 8*time.Minute {
+		t.Errorf("computing time %v, want 8m (5m + 3m, not the 2h gap)", d)
+	}
+	legacy := []Record{rec(time.Time{}, at(10, 4), ""), rec(at(12, 0), at(12, 3), "B")}
+	got = sessions(legacy, at(10, 0))
+	want = []runner.Session{{Began: at(10, 0), Tasks: 1, Wall: 4 * time.Minute}, {Began: at(12, 0), Tasks: 1, Wall: 3 * time.Minute, Machine: "B"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("legacy records: %+v, want %+v", got, want)
+	}
+	if got := sessions(nil, at(10, 0)); len(got) != 0 || computingTime(got) != 0 {
+		t.Errorf("no records: %+v", got)
 	}
 }
 
@@ -411,6 +436,17 @@ func TestShardsMergeToSingleRun(t *testing.T) {
 			sameResult(t, got, want)
 			if got.End.Before(got.Start) || got.Start.IsZero() {
 				t.Errorf("merged times %v – %v", got.Start, got.End)
+			}
+			// Every shard that computed a task is a session of the merged run.
+			tasks := 0
+			for i, s := range got.Sessions {
+				tasks += s.Tasks
+				if s.Tasks == 0 || s.Machine != machine.Describe() || (i > 0 && s.Began.Before(got.Sessions[i-1].Began)) {
+					t.Errorf("%s %d shards: session %d %+v", spec.ID, count, i, s)
+				}
+			}
+			if tasks != len(got.Tasks) || len(got.Sessions) > count {
+				t.Errorf("%s %d shards: %d sessions hold %d tasks, want at most %d holding %d", spec.ID, count, len(got.Sessions), tasks, count, len(got.Tasks))
 			}
 		}
 	}

@@ -63,7 +63,9 @@ func Runs(dir string) ([]string, error) {
 // directories; and tasks that no directory holds (with the shards they
 // belong to). A torn last line of a journal (a task cut short) is ignored,
 // its task then counted as missing. The result's RunInfo is that of the
-// first directory whose identity holds one.
+// first directory whose identity holds one; its Sessions are every shard's
+// (with the machine each ran on), its Wall from the first shard's start
+// to the last task's end.
 func Merge(specs []runner.Spec, dirs []string, opts MergeOptions) (*runner.Result, error) {
 	id := opts.Experiment
 	if len(dirs) == 0 {
@@ -137,6 +139,7 @@ func Merge(specs []runner.Spec, dirs []string, opts MergeOptions) (*runner.Resul
 		overlaps = map[[2]int][]runner.TaskKey{}
 		start    = ids[0].Start
 		end      time.Time
+		ss       []runner.Session
 	)
 	for i, d := range dirs {
 		data, err := readFile(Path(d, id))
@@ -146,6 +149,7 @@ func Merge(specs []runner.Spec, dirs []string, opts MergeOptions) (*runner.Resul
 		if err := checkSums(data, ids[i].Format, Path(d, id)); err != nil {
 			return nil, fmt.Errorf("merge: %w", err)
 		}
+		ss = append(ss, sessions(data.Records, ids[i].Start)...)
 		sh := ids[i].Shard.Canonical()
 		if err := sh.Check(); err != nil {
 			return nil, fmt.Errorf("merge: %s: %w", IdentityPath(d, id), err)
@@ -184,6 +188,8 @@ func Merge(specs []runner.Spec, dirs []string, opts MergeOptions) (*runner.Resul
 		return nil, missingError(plan, missing, dirs, ids)
 	}
 	res := plan.Result(tasks, start, end)
+	slices.SortStableFunc(ss, func(a, b runner.Session) int { return a.Began.Compare(b.Began) })
+	res.Sessions = ss
 	for _, x := range ids {
 		res.Quick = res.Quick && x.Quick
 		if res.RunInfo == nil {

@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/wcmc-project/wcmc/internal/atomicfile"
+	"github.com/wcmc-project/wcmc/internal/machine"
 	"github.com/wcmc-project/wcmc/runner"
 )
 
@@ -65,7 +67,8 @@ type Options struct {
 // Run is runner.Run with every finished task journaled in opts.Dir as it
 // finishes (see Options.Dir); with opts.Resume the tasks already journaled
 // are not run again, and the result is the same as that of an
-// uninterrupted run, its Wall the sum of the sessions' computing times. A
+// uninterrupted run, its Wall the sum of the sessions' computing times
+// and its Sessions those the journal records, this one included. A
 // run stopped by ctx returns an *Interrupted error.
 func Run(ctx context.Context, spec runner.Spec, opts Options) (*runner.Result, error) {
 	plan, err := runner.NewPlan(spec, opts.Options)
@@ -130,7 +133,11 @@ func Run(ctx context.Context, spec runner.Spec, opts Options) (*runner.Result, e
 	res.Resumed = len(done)
 	res.RunInfo = info
 	if len(done) > 0 {
-		res.Wall = j.earlier + res.End.Sub(j.began)
+		res.Sessions = slices.Clone(j.earlier)
+		if j.n > 0 {
+			res.Sessions = append(res.Sessions, runner.Session{Began: j.began, Tasks: j.n, Wall: j.last.Sub(j.began), Machine: j.machine})
+		}
+		res.Wall = computingTime(res.Sessions)
 	}
 	return res, nil
 }
@@ -202,7 +209,7 @@ func open(p *runner.Plan, dir string, s runner.Shard, keys []runner.TaskKey, opt
 	began := start
 	var (
 		done    []runner.TaskResult
-		earlier time.Duration
+		earlier []runner.Session
 	)
 	switch {
 	case len(data.Records) > 0 && !noID && id.Experiment == p.Spec.ID && id.Shard.Canonical() != s:
@@ -256,7 +263,7 @@ func open(p *runner.Plan, dir string, s runner.Shard, keys []runner.TaskKey, opt
 			say("%s: ignoring a torn last line (%d bytes, a task cut short); that task runs again", jpath, len(data.Torn))
 		}
 		start = id.Start
-		earlier = sessionsTime(data.Records, id.Start)
+		earlier = sessions(data.Records, id.Start)
 		say("resuming %s: %d of %d tasks done, %d to run", jpath, len(done), len(keys), len(keys)-len(done))
 	}
 	if len(done) == 0 {
@@ -284,7 +291,7 @@ func open(p *runner.Plan, dir string, s runner.Shard, keys []runner.TaskKey, opt
 	}
 	syncDir(dir)
 	ok = true
-	j := &file{f: f, path: jpath, began: began, earlier: earlier}
+	j := &file{f: f, path: jpath, began: began, machine: machine.Describe(), earlier: earlier}
 	if len(done) == 0 {
 		j.created = []string{ipath}
 		if madeJournal {

@@ -91,6 +91,10 @@ func load(dir string, spec runner.Spec) (*runner.Result, *runRecord, error) {
 	res := &runner.Result{Spec: spec, Values: v, Seed: rec.Seed, Trials: trials, Quick: rec.Quick,
 		Notes: rec.Skipped, Start: rec.Start, End: rec.End, Wall: time.Duration(rec.WallSeconds * float64(time.Second)),
 		RunInfo: rec.RunInfo, InputDigests: rec.InputDigests, Version: rec.Version}
+	for _, ss := range rec.Sessions {
+		res.Sessions = append(res.Sessions, runner.Session{Began: ss.Began, Tasks: ss.Tasks,
+			Wall: time.Duration(ss.WallSeconds * float64(time.Second)), Machine: ss.Machine})
+	}
 	xs := v.XList()
 	res.Tasks = make([]runner.TaskResult, len(xs)*trials)
 	for i, x := range xs {

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wcmc-project/wcmc/runner"
 	"github.com/wcmc-project/wcmc/runner/internal/sweeptest"
@@ -55,6 +56,15 @@ func TestLoadRoundTrip(t *testing.T) {
 	}
 	if !got.Start.Equal(res.Start) || !got.End.Equal(res.End) {
 		t.Errorf("times %v–%v, want %v–%v", got.Start, got.End, res.Start, res.End)
+	}
+	// The session that computed it, with its machine, comes back (its wall
+	// time to the nanosecond lost in float seconds).
+	if len(res.Sessions) != 1 || res.Sessions[0].Machine == "" || res.Sessions[0].Tasks != len(res.Tasks) {
+		t.Fatalf("computed sessions %+v", res.Sessions)
+	}
+	if len(got.Sessions) != 1 || got.Sessions[0].Machine != res.Sessions[0].Machine || got.Sessions[0].Tasks != res.Sessions[0].Tasks ||
+		!got.Sessions[0].Began.Equal(res.Sessions[0].Began) || (got.Sessions[0].Wall-res.Sessions[0].Wall).Abs() > time.Microsecond {
+		t.Errorf("loaded sessions %+v, want %+v", got.Sessions, res.Sessions)
 	}
 	for i, tr := range got.Tasks {
 		want := res.Tasks[i]

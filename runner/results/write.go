@@ -174,6 +174,17 @@ type runRecord struct {
 	Start        time.Time         `json:"start"`
 	End          time.Time         `json:"end"`
 	WallSeconds  float64           `json:"wall_seconds"`
+	// Sessions is runner.Result.Sessions; absent in results stored before
+	// sessions were recorded.
+	Sessions []sessionRecord `json:"sessions,omitempty"`
+}
+
+// sessionRecord is a runner.Session in the results JSON.
+type sessionRecord struct {
+	Began       time.Time `json:"began"`
+	Tasks       int       `json:"tasks"`
+	WallSeconds float64   `json:"wall_seconds"`
+	Machine     string    `json:"machine,omitempty"`
 }
 
 func writeJSON(w io.Writer, res *runner.Result, figWarnings []string) error {
@@ -183,6 +194,9 @@ func writeJSON(w io.Writer, res *runner.Result, figWarnings []string) error {
 		Quick: res.Quick, Version: res.ComputedBy(), Skipped: res.Notes, FigureWarnings: figWarnings,
 		Info: []infoRecord{}, Start: res.Start, End: res.End,
 		WallSeconds: res.Wall.Seconds(), InputDigests: res.InputDigests,
+	}
+	for _, ss := range res.Sessions {
+		rec.Sessions = append(rec.Sessions, sessionRecord{Began: ss.Began.UTC(), Tasks: ss.Tasks, WallSeconds: ss.Wall.Seconds(), Machine: ss.Machine})
 	}
 	if rec.Skipped == nil {
 		rec.Skipped = []runner.Note{}

@@ -1,0 +1,59 @@
+// Package machine describes the machine a computation runs on, in one
+// line that results carry beside their wall time: a time means little
+// without the CPU, the cores and the BLAS that produced it.
+package machine
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/wcmc-project/wcmc/internal/dgemm"
+)
+
+// CPU returns the CPU's model name ("model name" in /proc/cpuinfo), or
+// GOARCH where that is not available.
+func CPU() string {
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		if name := modelName(string(b)); name != "" {
+			return name
+		}
+	}
+	return runtime.GOARCH
+}
+
+// modelName returns the first "model name" field of a /proc/cpuinfo text,
+// spaces collapsed, or "" when there is none.
+func modelName(cpuinfo string) string {
+	for _, line := range strings.Split(cpuinfo, "\n") {
+		key, value, ok := strings.Cut(line, ":")
+		if ok && strings.TrimSpace(key) == "model name" {
+			return strings.Join(strings.Fields(value), " ")
+		}
+	}
+	return ""
+}
+
+// BLAS names the BLAS that gonum's calls go to in this program (see
+// dgemm.Describe).
+func BLAS() string { return dgemm.Describe() }
+
+// Describe is this process's machine in one line: the CPU, the logical
+// CPUs (and GOMAXPROCS where it differs), the platform and the BLAS, e.g.
+// "Intel(R) Xeon(R) Processor @ 2.50GHz, 2 CPUs, linux/amd64, BLAS wcmc
+// dgemm, AVX-512 (12×16)".
+func Describe() string {
+	return describe(CPU(), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS+"/"+runtime.GOARCH, BLAS())
+}
+
+func describe(cpu string, cpus, procs int, platform, blas string) string {
+	n := fmt.Sprintf("%d CPUs", cpus)
+	if cpus == 1 {
+		n = "1 CPU"
+	}
+	if procs != cpus {
+		n += fmt.Sprintf(" (GOMAXPROCS %d)", procs)
+	}
+	return fmt.Sprintf("%s, %s, %s, BLAS %s", cpu, n, platform, blas)
+}
