@@ -168,31 +168,40 @@ func readFigure(path, metric string) Figure {
 func wall(res *runner.Result) time.Duration { return res.Wall }
 
 // computedOn says where res was computed, for its wall time: "" when its
-// sessions record no machine; ", on M" for one machine; for several, each
-// with its tasks and time.
+// sessions record no machine; ", on M, 2 workers" when one machine and
+// setting computed it all; otherwise each machine and setting with its
+// tasks and time, those whose machine was not recorded apart.
 func computedOn(res *runner.Result) string {
-	ms := res.Machines()
+	type share struct {
+		where string
+		tasks int
+		wall  time.Duration
+	}
+	var shares []share
+	for _, s := range res.Sessions {
+		i := slices.IndexFunc(shares, func(sh share) bool { return sh.where == s.Where() })
+		if i < 0 {
+			i = len(shares)
+			shares = append(shares, share{where: s.Where()})
+		}
+		shares[i].tasks += s.Tasks
+		shares[i].wall += s.Wall
+	}
 	switch {
-	case len(ms) == 0 || (len(ms) == 1 && ms[0] == ""):
+	case len(shares) == 0 || (len(shares) == 1 && shares[0].where == ""):
 		return ""
-	case len(ms) == 1:
-		return ", on " + ms[0]
+	case len(shares) == 1:
+		return ", on " + shares[0].where
 	}
-	parts := make([]string, len(ms))
-	for i, m := range ms {
-		tasks, w := 0, time.Duration(0)
-		for _, s := range res.Sessions {
-			if s.Machine == m {
-				tasks += s.Tasks
-				w += s.Wall
-			}
+	parts := make([]string, len(shares))
+	for i, sh := range shares {
+		where := sh.where
+		if where == "" {
+			where = "a machine not recorded"
 		}
-		if m == "" {
-			m = "a machine not recorded"
-		}
-		parts[i] = fmt.Sprintf("%s for %s in %s", m, countOf(tasks, "task"), fmtDur(w))
+		parts[i] = fmt.Sprintf("%s in %s on %s", countOf(sh.tasks, "task"), fmtDur(sh.wall), where)
 	}
-	return fmt.Sprintf(", on %d machines: %s", len(ms), strings.Join(parts, "; "))
+	return fmt.Sprintf(", in %d parts: %s", len(shares), strings.Join(parts, "; "))
 }
 
 // runFacts are the trials, start time and wall time of a section's run, as
@@ -368,7 +377,8 @@ const protocolLegend = "Protocols: paper = the paper's SGD (its η and t_m, no h
 func (r *Report) computeLine() string {
 	var d time.Duration
 	n := 0
-	var shown, machines []string
+	var shown, wheres []string
+	unrecorded := false
 	ran := map[string]bool{}
 	for _, s := range r.Sections {
 		if s.Result != nil {
@@ -386,20 +396,29 @@ func (r *Report) computeLine() string {
 		}
 		d += wall(s.Result)
 		n++
-		for _, m := range s.Result.Machines() {
-			if m != "" && !slices.Contains(machines, m) {
-				machines = append(machines, m)
+		if len(s.Result.Sessions) == 0 {
+			unrecorded = true
+		}
+		for _, ss := range s.Result.Sessions {
+			if w := ss.Where(); w == "" {
+				unrecorded = true
+			} else if !slices.Contains(wheres, w) {
+				wheres = append(wheres, w)
 			}
 		}
 	}
 	line := fmt.Sprintf("The %s run took %s of wall time in all, as recorded when each was computed", countOf(n, "experiment"), fmtDur(d))
-	switch len(machines) {
-	case 0:
+	switch {
+	case len(wheres) == 0:
 		line += "."
-	case 1:
-		line += ", on " + machines[0] + "."
+	case len(wheres) == 1 && !unrecorded:
+		line += ", on " + wheres[0] + "."
+	case !unrecorded:
+		line += fmt.Sprintf(", on %d machines or settings (each experiment's section says which).", len(wheres))
+	case len(wheres) == 1:
+		line += ", on " + wheres[0] + " and on machines not recorded (each experiment's section says which)."
 	default:
-		line += fmt.Sprintf(", on %d machines (each experiment's section names its own).", len(machines))
+		line += fmt.Sprintf(", on %d machines or settings and on machines not recorded (each experiment's section says which).", len(wheres))
 	}
 	if len(shown) > 0 {
 		line += " Not counted again: " + strings.Join(shown, ", ") + "."

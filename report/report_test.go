@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/wcmc-project/wcmc/experiment"
-	"github.com/wcmc-project/wcmc/internal/machine"
 	"github.com/wcmc-project/wcmc/runner"
 	"github.com/wcmc-project/wcmc/runner/results"
 )
@@ -354,22 +353,55 @@ func TestSkewedMeanMarked(t *testing.T) {
 
 func TestWhereEachExperimentRanIsNamed(t *testing.T) {
 	dir, runs := quickRuns(t)
-	here := machine.Describe()
-	md, htm := render(t, New(dir, testMeta, runs))
+	// with returns the runs with each computed result's sessions replaced
+	// by sessions[i] (nil: stored before sessions were recorded).
+	with := func(sessions ...[]runner.Session) []Run {
+		out := slices.Clone(runs)
+		for i, ss := range sessions {
+			res := *out[i].Result
+			res.Sessions = ss
+			out[i].Result = &res
+		}
+		return out
+	}
+	one := func(machine string, workers int) []runner.Session {
+		return []runner.Session{{Tasks: 12, Wall: 3 * time.Second, Machine: machine, Workers: workers}}
+	}
+	md, htm := render(t, New(dir, testMeta, with(one("CPU X, 2 CPUs", 2), one("CPU X, 2 CPUs", 2))))
 	for _, doc := range []string{string(md), html.UnescapeString(string(htm))} {
-		if n := strings.Count(doc, ", on "+here+"."); n != 3 { // two experiments' facts and the compute line
-			t.Errorf("the machine of this process is named %d times, want 3 (each run and the total)", n)
+		if n := strings.Count(doc, ", on CPU X, 2 CPUs, 2 workers."); n != 3 { // two experiments' facts and the compute line
+			t.Errorf("the machine is named %d times, want 3 (each run and the total)", n)
+		}
+	}
+
+	for _, c := range []struct {
+		runs []Run
+		want string
+	}{
+		{with(nil, nil), "as recorded when each was computed."},
+		{with(one("", 2), one("", 1)), "as recorded when each was computed."},
+		{with(one("A", 1), one("B", 1)), ", on 2 machines or settings (each experiment's section says which)."},
+		{with(one("A", 1), one("A", 2)), ", on 2 machines or settings (each experiment's section says which)."},
+		{with(one("A", 1), nil), ", on A, 1 worker and on machines not recorded (each experiment's section says which)."},
+		{with(one("A", 1), one("B", 2)[:0]), ", on A, 1 worker and on machines not recorded (each experiment's section says which)."},
+		{with(one("A", 1), one("", 2)), ", on A, 1 worker and on machines not recorded (each experiment's section says which)."},
+		{with(one("A", 1), append(one("B", 0), one("", 1)...)), ", on 2 machines or settings and on machines not recorded (each experiment's section says which)."},
+	} {
+		if got := New(dir, testMeta, c.runs).computeLine(); !strings.HasSuffix(got, c.want) {
+			t.Errorf("compute line %q\nwant it to end %q", got, c.want)
 		}
 	}
 
 	at := time.Date(2026, 11, 27, 2, 0, 0, 0, time.UTC)
 	res := &runner.Result{Sessions: []runner.Session{
-		{Began: at, Tasks: 3, Wall: 5 * time.Minute, Machine: "A, 2 CPUs"},
+		{Began: at, Tasks: 3, Wall: 5 * time.Minute, Machine: "A, 2 CPUs", Workers: 2},
 		{Began: at.Add(time.Hour), Tasks: 1, Wall: 20 * time.Second},
-		{Began: at.Add(2 * time.Hour), Tasks: 2, Wall: 2 * time.Minute, Machine: "A, 2 CPUs"},
-		{Began: at.Add(3 * time.Hour), Tasks: 4, Wall: time.Minute, Machine: "B"},
+		{Began: at.Add(2 * time.Hour), Tasks: 2, Wall: 2 * time.Minute, Machine: "A, 2 CPUs", Workers: 2},
+		{Began: at.Add(3 * time.Hour), Tasks: 4, Wall: time.Minute, Machine: "B", Workers: 1},
+		{Began: at.Add(4 * time.Hour), Tasks: 1, Wall: time.Minute, Machine: "A, 2 CPUs", Workers: 1},
 	}}
-	want := ", on 3 machines: A, 2 CPUs for 5 tasks in 7m0s; a machine not recorded for 1 task in 20.0 s; B for 4 tasks in 1m0s"
+	want := ", in 4 parts: 5 tasks in 7m0s on A, 2 CPUs, 2 workers; 1 task in 20.0 s on a machine not recorded; " +
+		"4 tasks in 1m0s on B, 1 worker; 1 task in 1m0s on A, 2 CPUs, 1 worker"
 	if got := computedOn(res); got != want {
 		t.Errorf("computedOn = %q\nwant         %q", got, want)
 	}
@@ -378,20 +410,12 @@ func TestWhereEachExperimentRanIsNamed(t *testing.T) {
 		want     string
 	}{
 		{nil, ""}, // stored before sessions were recorded
-		{[]runner.Session{{Tasks: 2}}, ""},
+		{[]runner.Session{{Tasks: 2, Workers: 2}}, ""},
 		{[]runner.Session{{Tasks: 2, Machine: "B"}, {Tasks: 1, Machine: "B"}}, ", on B"},
+		{[]runner.Session{{Tasks: 2, Machine: "B", Workers: 2}, {Tasks: 1, Machine: "B", Workers: 2}}, ", on B, 2 workers"},
 	} {
 		if got := computedOn(&runner.Result{Sessions: c.sessions}); got != c.want {
 			t.Errorf("computedOn(%+v) = %q, want %q", c.sessions, got, c.want)
 		}
-	}
-
-	// Experiments computed on different machines: the total says so.
-	two := slices.Clone(runs)
-	moved := *two[1].Result
-	moved.Sessions = []runner.Session{{Tasks: len(moved.Tasks), Wall: moved.Wall, Machine: "another machine"}}
-	two[1].Result = &moved
-	if got := New(dir, testMeta, two).computeLine(); !strings.Contains(got, ", on 2 machines (each experiment's section names its own).") {
-		t.Errorf("compute line over two machines: %q", got)
 	}
 }

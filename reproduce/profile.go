@@ -19,7 +19,7 @@ import (
 func writeProfile(cfg Config, prof *stageprof.Recorder) (string, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Where the time went\n\n")
-	fmt.Fprintf(&b, "Generated %s by `%s` (wcmc %s, %s) on %s.\n\n",
+	fmt.Fprintf(&b, "Written %s by `%s` (wcmc %s, %s) on %s; an experiment's sessions may have run elsewhere (its `ID.json`, `sessions`).\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), cfg.Command, runner.Version, runtime.Version(), machine.Describe())
 	b.WriteString(`Each experiment computed was profiled on its own (an experiment resumed from its journal:
 over all its sessions, when each was profiled into this directory, up to its last checkpoint

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/wcmc-project/wcmc/diagnostics"
+	"github.com/wcmc-project/wcmc/internal/machine"
 	"github.com/wcmc-project/wcmc/internal/stageprof"
 	"github.com/wcmc-project/wcmc/report"
 	"github.com/wcmc-project/wcmc/runner"
@@ -310,7 +311,7 @@ func plan(specs []runner.Spec, cfg Config, log io.Writer) ([]job, []string, erro
 			sets = append(sets, extra...)
 		}
 		opts := runner.Options{Seed: cfg.Seed, Trials: cfg.Trials, Sets: sets, Quick: cfg.Quick,
-			Workers: cfg.Workers, Progress: log}
+			Workers: cfg.Workers, Progress: log, Machine: machine.Describe()}
 		plan, err := runner.NewPlan(spec, opts)
 		if err != nil {
 			return nil, nil, err

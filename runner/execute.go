@@ -4,13 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/wcmc-project/wcmc/internal/machine"
 )
 
 // RunTask runs one task with its derived rng and checks that the rows,
@@ -158,12 +155,8 @@ func (p *Plan) runUnit(ctx context.Context, shared any, keys []TaskKey, unit []i
 // first task error cancels the others and is returned; if ctx is cancelled
 // no new task starts and ctx.Err() is returned.
 func (p *Plan) Execute(ctx context.Context, shared any, keys []TaskKey, opts Options) ([]TaskResult, error) {
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	units := p.units(keys)
-	workers = max(1, min(workers, len(units)))
+	workers := max(1, min(opts.workers(), len(units)))
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -277,13 +270,13 @@ func (p *Plan) Compute(ctx context.Context, keys []TaskKey, opts Options) ([]Tas
 
 // Collect assembles the Result of shard opts.Shard of the run from its
 // task records (see Plan.Result), ending now, as computed by this process
-// on this machine (one Session; package journal replaces it with the
-// sessions its journal records), and prints each skip note once to
-// opts.Progress.
+// (one Session, with opts.Machine; a resumed run of package journal lists
+// the sessions its journal records instead), and prints each skip note
+// once to opts.Progress.
 func (p *Plan) Collect(tasks []TaskResult, start time.Time, opts Options) *Result {
 	res := p.Result(tasks, start, time.Now())
 	res.Shard = opts.Shard.Canonical()
-	res.Sessions = []Session{{Began: start, Tasks: len(tasks), Wall: res.Wall, Machine: machine.Describe()}}
+	res.Sessions = []Session{opts.Session(start, len(tasks), res.Wall)}
 	if opts.Progress != nil {
 		for _, n := range res.Notes {
 			fmt.Fprintf(opts.Progress, "note: %s\n", n)

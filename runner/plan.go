@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"runtime/pprof"
 	"slices"
+	"time"
 )
 
 // Options configures a run. The zero value runs the spec's default trials
@@ -29,6 +31,24 @@ type Options struct {
 	// Shard runs one slice of the tasks (see Plan.ShardTasks); the zero
 	// value runs them all.
 	Shard Shard
+	// Machine describes the machine this process runs on (for wcmc's
+	// commands, machine.Describe), recorded with the tasks it computes
+	// (Result.Sessions); "" records none.
+	Machine string
+}
+
+// workers is the number of tasks run at once: Workers, or GOMAXPROCS.
+func (o Options) workers() int {
+	if o.Workers > 0 {
+		return o.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// Session is this process's share of a run that began at began and
+// computed tasks tasks in wall (with the machine and workers of o).
+func (o Options) Session(began time.Time, tasks int, wall time.Duration) Session {
+	return Session{Began: began, Tasks: tasks, Wall: wall, Machine: o.Machine, Workers: o.workers()}
 }
 
 // MaxTasks bounds the number of (point, trial) tasks of one run (a guard
@@ -51,8 +71,8 @@ type Plan struct {
 }
 
 // NewPlan validates opts.Sets, opts.Quick and opts.Trials against spec
-// (see Resolve) and lists the tasks. Workers, Progress, OnTask and OnSetup
-// are not used.
+// (see Resolve) and lists the tasks. Workers, Progress, OnTask, OnSetup
+// and Machine are not used.
 func NewPlan(spec Spec, opts Options) (*Plan, error) {
 	if opts.Workers < 0 {
 		return nil, fmt.Errorf("workers must be ≥ 0 (0 = all cores), got %d", opts.Workers)

@@ -80,25 +80,29 @@ type Result struct {
 
 // Session is the share of a result that one process computed: when it
 // began, how many of the tasks it finished, the time from its start to its
-// last finished task, and the machine it ran on (machine.Describe; "" when
-// not recorded, as in journals written before machines were).
+// last finished task, the machine it ran on (Options.Machine; "" when not
+// recorded, as in journals written before machines were) and the tasks it
+// ran at once (0: not recorded).
 type Session struct {
 	Began   time.Time
 	Tasks   int
 	Wall    time.Duration
 	Machine string
+	Workers int
 }
 
-// Machines returns the distinct machines of res's sessions in the order
-// they first computed, "" (not recorded) included.
-func (res *Result) Machines() []string {
-	var out []string
-	for _, s := range res.Sessions {
-		if !slices.Contains(out, s.Machine) {
-			out = append(out, s.Machine)
-		}
+// Where names the machine and workers of s ("" when the machine is not
+// recorded): "M, 2 workers".
+func (s Session) Where() string {
+	switch {
+	case s.Machine == "":
+		return ""
+	case s.Workers == 1:
+		return s.Machine + ", 1 worker"
+	case s.Workers > 1:
+		return fmt.Sprintf("%s, %d workers", s.Machine, s.Workers)
 	}
-	return out
+	return s.Machine
 }
 
 // ComputedBy returns the wcmc version that computed res.

@@ -43,8 +43,9 @@ const faultScheduleSeed = 20261123
 // (plus a torn line after a mid-append kill) and the directory at most the
 // one temporary file of the write cut short. The final files must equal the
 // uninterrupted run's byte for byte: ID.csv, ID.summary.csv and the PNG
-// and SVG figures as they are; ID.json with its "start", "end" and
-// "wall_seconds" (when and how long the run ran) left out; the PDF figures
+// and SVG figures as they are; ID.json with its "start", "end",
+// "wall_seconds" and "sessions" (when, how long and by which processes the
+// run ran) left out; the PDF figures
 // as they are (both runs fix their dates with SOURCE_DATE_EPOCH, see
 // faultEnv). No journal, identity or temporary file may remain.
 func TestFaultSchedule(t *testing.T) {
@@ -180,12 +181,17 @@ func faultDirNames(t *testing.T, dir string) []string {
 	return names
 }
 
-var faultJSONTimes = regexp.MustCompile(`(?m)^  "(start|end|wall_seconds)": .*$`)
+var (
+	faultJSONTimes    = regexp.MustCompile(`(?m)^  "(start|end|wall_seconds)": .*$`)
+	faultJSONSessions = regexp.MustCompile(`(?ms)^  "sessions": \[$.*?^  \](,?)$`)
+)
 
-// faultMaskTimes blanks what a results file records of when it was
-// written: ID.json's start, end and wall time.
+// faultMaskTimes blanks what a results file records of when and by which
+// processes it was computed: ID.json's start, end, wall time and sessions
+// (the killed run has one a resume).
 func faultMaskTimes(name string, data []byte) []byte {
 	if filepath.Ext(name) == ".json" {
+		data = faultJSONSessions.ReplaceAll(data, []byte(`  "sessions": (sessions)$1`))
 		return faultJSONTimes.ReplaceAll(data, []byte(`  "$1": (time)`))
 	}
 	return data

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wcmc-project/wcmc/internal/atomicfile"
+	"github.com/wcmc-project/wcmc/internal/machine"
 	"github.com/wcmc-project/wcmc/runner"
 	"github.com/wcmc-project/wcmc/runner/journal"
 	"github.com/wcmc-project/wcmc/runner/results"
@@ -112,6 +113,7 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 			opts.Progress = progressOut(cmd)
 			opts.Dir = out
 			opts.Shard = shard
+			opts.Machine = machine.Describe()
 			if dryRun {
 				// Plan only: every parameter and relation checked, nothing run
 				// or written (the Slurm recipe validates its arguments so).

@@ -8,20 +8,24 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/wcmc-project/wcmc/internal/dgemm"
 )
 
 // CPU returns the CPU's model name ("model name" in /proc/cpuinfo), or
-// GOARCH where that is not available.
-func CPU() string {
+// "CPU model not reported" where that is not available (other systems,
+// most arm64 kernels).
+func CPU() string { return cpu() }
+
+var cpu = sync.OnceValue(func() string {
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		if name := modelName(string(b)); name != "" {
 			return name
 		}
 	}
-	return runtime.GOARCH
-}
+	return "CPU model not reported"
+})
 
 // modelName returns the first "model name" field of a /proc/cpuinfo text,
 // spaces collapsed, or "" when there is none.

@@ -40,10 +40,14 @@ import (
 )
 
 // Format is the version of the journal and identity file format written:
-// 2 since journal lines carry a checksum (Record.Sum). Format 1 journals,
-// whose lines have none, are still read (and resumed, new lines getting
-// checksums); a format-2 journal line without a checksum is refused.
-const Format = 2
+// 2 since journal lines carry a checksum (Record.Sum), 3 since they may
+// name their session's machine and workers (Record.Machine, .Workers),
+// which a wcmc reading format 2 would take for a damaged line. Format 1
+// journals, whose lines have none, are still read (and resumed, new lines
+// getting checksums); a journal line of format 2 or later without a
+// checksum is refused. Resuming a format-2 journal makes it format 3, so
+// that an older wcmc refuses it by its identity rather than misread it.
+const Format = 3
 
 // Path and IdentityPath return the paths of the journal and the run
 // identity of experiment id in dir.
@@ -57,9 +61,11 @@ type Record struct {
 	runner.TaskResult
 	Done  time.Time `json:"done"`
 	Began time.Time `json:"began,omitzero"`
-	// Machine is the machine the session ran on (machine.Describe);
-	// absent in journals written before machines were recorded.
+	// Machine is the machine the session ran on and Workers the tasks it
+	// ran at once (runner.Options.Machine, .Workers); absent in journals
+	// written before they were recorded (and Machine when not given).
 	Machine string `json:"machine,omitempty"`
+	Workers int    `json:"workers,omitempty"`
 	// Sum is the checksum of the line: the first 8 bytes of the SHA-256 of
 	// the line as written without its "sum" field, in hex. Written last on
 	// the line; absent in format-1 journals.
@@ -121,10 +127,10 @@ func checkSums(c Contents, format int, path string) error {
 }
 
 // sessions are the sessions behind records, in the order they began: for
-// each, the tasks it finished, its machine, and its time from its start to
-// its last finished task (the work a killed session did after that was
-// lost, not spent on this result). Records without a session start are one
-// session that began at runStart.
+// each, the tasks it finished, its machine and workers, and its time from
+// its start to its last finished task (the work a killed session did after
+// that was lost, not spent on this result). Records without a session
+// start are one session that began at runStart.
 func sessions(records []Record, runStart time.Time) []runner.Session {
 	at := map[time.Time]int{}
 	var out []runner.Session
@@ -137,7 +143,7 @@ func sessions(records []Record, runStart time.Time) []runner.Session {
 		if !ok {
 			i = len(out)
 			at[b] = i
-			out = append(out, runner.Session{Began: b, Machine: r.Machine})
+			out = append(out, runner.Session{Began: b, Machine: r.Machine, Workers: r.Workers})
 		}
 		s := &out[i]
 		s.Tasks++
@@ -145,15 +151,40 @@ func sessions(records []Record, runStart time.Time) []runner.Session {
 			s.Wall = d
 		}
 	}
-	slices.SortStableFunc(out, func(a, b runner.Session) int { return a.Began.Compare(b.Began) })
+	sortSessions(out)
 	return out
 }
 
-// computingTime is the sum of the sessions' times.
+// sortSessions orders sessions by their start.
+func sortSessions(ss []runner.Session) {
+	slices.SortStableFunc(ss, func(a, b runner.Session) int { return a.Began.Compare(b.Began) })
+}
+
+// computingTime is the time during which at least one of the sessions was
+// computing: the length of the union of their intervals [Began, Began +
+// Wall] — their sum for sessions one after another (a resumed run), less
+// for shards that ran at the same time.
 func computingTime(ss []runner.Session) time.Duration {
-	var total time.Duration
-	for _, s := range ss {
-		total += s.Wall
+	ss = slices.Clone(ss)
+	sortSessions(ss)
+	var (
+		total    time.Duration
+		from, to time.Time
+	)
+	for i, s := range ss {
+		end := s.Began.Add(s.Wall)
+		switch {
+		case i == 0:
+			from, to = s.Began, end
+		case s.Began.After(to):
+			total += to.Sub(from)
+			from, to = s.Began, end
+		case end.After(to):
+			to = end
+		}
+	}
+	if len(ss) > 0 {
+		total += to.Sub(from)
 	}
 	return total
 }
@@ -273,10 +304,9 @@ func parseRecord(text []byte) (Record, error) {
 type file struct {
 	f       *os.File
 	path    string
-	n       int       // records appended by this file
-	began   time.Time // when this session opened the journal
-	machine string    // where this session runs (machine.Describe)
-	last    time.Time // when this session's last record finished
+	n       int            // records appended by this file
+	session runner.Session // this session: its start, machine and workers
+	last    time.Time      // when this session's last record finished
 	// earlier are the sessions whose records the journal already held
 	// (see sessions).
 	earlier []runner.Session
@@ -301,7 +331,7 @@ func (j *file) discard() {
 
 // Append writes r as one line and syncs it to disk before returning.
 func (j *file) Append(r runner.TaskResult) error {
-	rec := Record{TaskResult: r, Done: time.Now().UTC(), Began: j.began, Machine: j.machine}
+	rec := Record{TaskResult: r, Done: time.Now().UTC(), Began: j.session.Began, Machine: j.session.Machine, Workers: j.session.Workers}
 	line, err := encodeRecord(rec)
 	if err != nil {
 		return fmt.Errorf("journal %s: task %s trial %d: %w", j.path, runner.FormatX(r.X), r.Trial, err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -16,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wcmc-project/wcmc/internal/machine"
 	"github.com/wcmc-project/wcmc/runner"
 	"github.com/wcmc-project/wcmc/runner/internal/sweeptest"
 )
@@ -113,7 +113,7 @@ func interrupt(t *testing.T, spec runner.Spec, opts Options, n int) *Interrupted
 func TestJournalResumeEqualsUninterrupted(t *testing.T) {
 	spec := infoSpec()
 	dir := t.TempDir()
-	opts := Options{Options: runner.Options{Seed: 5, Trials: 6, Workers: 2}, Dir: dir}
+	opts := Options{Options: runner.Options{Seed: 5, Trials: 6, Workers: 2, Machine: "machine A"}, Dir: dir}
 	want := reference(t, spec, opts)
 
 	in := interrupt(t, spec, opts, 4)
@@ -128,7 +128,7 @@ func TestJournalResumeEqualsUninterrupted(t *testing.T) {
 
 	var prog bytes.Buffer
 	var ran atomic.Int32
-	opts.Resume, opts.Progress = true, &prog
+	opts.Resume, opts.Progress, opts.Machine, opts.Workers = true, &prog, "machine B", 1
 	opts.OnTask = func(runner.TaskResult) error { ran.Add(1); return nil }
 	got := mustRun(t, spec, opts)
 	sameResult(t, got, want)
@@ -148,12 +148,15 @@ func TestJournalResumeEqualsUninterrupted(t *testing.T) {
 		t.Fatalf("journal after resume: %d records, torn %q, err %v", len(data.Records), data.Torn, err)
 	}
 	// Two sessions wrote it: each record names its session's start, the
-	// interrupted one's records first, and the machine it ran on.
+	// interrupted one's records first, with the machine and workers it ran with.
 	byBegan := map[time.Time]int{}
-	here := machine.Describe()
 	for i, r := range data.Records {
-		if r.Began.IsZero() || r.Done.Before(r.Began) || r.Machine != here {
-			t.Fatalf("record %d: began %v, done %v, machine %q (want %q)", i, r.Began, r.Done, r.Machine, here)
+		want := runner.Session{Machine: "machine A", Workers: 2}
+		if i >= in.Done {
+			want = runner.Session{Machine: "machine B", Workers: 1}
+		}
+		if r.Began.IsZero() || r.Done.Before(r.Began) || r.Machine != want.Machine || r.Workers != want.Workers {
+			t.Fatalf("record %d: began %v, done %v, machine %q, %d workers (want %q, %d)", i, r.Began, r.Done, r.Machine, r.Workers, want.Machine, want.Workers)
 		}
 		byBegan[r.Began]++
 	}
@@ -162,9 +165,9 @@ func TestJournalResumeEqualsUninterrupted(t *testing.T) {
 	}
 	// The result lists both sessions, and its wall time is theirs.
 	if len(got.Sessions) != 2 || got.Sessions[0].Tasks != in.Done || got.Sessions[1].Tasks != 18-in.Done ||
-		got.Sessions[0].Machine != here || got.Sessions[1].Machine != here ||
+		got.Sessions[0].Where() != "machine A, 2 workers" || got.Sessions[1].Where() != "machine B, 1 worker" ||
 		got.Wall != got.Sessions[0].Wall+got.Sessions[1].Wall || !got.Sessions[0].Began.Before(got.Sessions[1].Began) {
-		t.Errorf("sessions %+v, wall %v: want the %d interrupted tasks, then %d, on %q", got.Sessions, got.Wall, in.Done, 18-in.Done, here)
+		t.Errorf("sessions %+v, wall %v: want the %d interrupted tasks on A, then %d on B", got.Sessions, got.Wall, in.Done, 18-in.Done)
 	}
 	// Resuming a finished journal runs nothing, not even Setup.
 	spec.Setup = func(runner.Values, *rand.Rand) (any, error) { t.Fatal("Setup ran"); return nil, nil }
@@ -411,6 +414,12 @@ func TestSessionsSkipTheGapsAndKeepTheirMachines(t *testing.T) {
 	if got := sessions(nil, at(10, 0)); len(got) != 0 || computingTime(got) != 0 {
 		t.Errorf("no records: %+v", got)
 	}
+	// Shards at the same time count once: 10:00–10:05 and 10:02–10:09
+	// overlap, 11:00–11:01 does not.
+	shards := []runner.Session{{Began: at(11, 0), Wall: time.Minute}, {Began: at(10, 2), Wall: 7 * time.Minute}, {Began: at(10, 0), Wall: 5 * time.Minute}}
+	if d := computingTime(shards); d != 10*time.Minute {
+		t.Errorf("overlapping shards: %v, want 10m (10:00–10:09 and 11:00–11:01)", d)
+	}
 }
 
 func TestShardsMergeToSingleRun(t *testing.T) {
@@ -419,12 +428,16 @@ func TestShardsMergeToSingleRun(t *testing.T) {
 		want := reference(t, spec, opts)
 		for _, count := range []int{1, 3, 5, 13} { // 13 > units: empty shards
 			var dirs []string
+			computed := 0 // shards that computed a task
 			for i := range count {
 				o := opts
-				o.Dir, o.Shard = t.TempDir(), runner.Shard{Index: i, Count: count}
+				o.Dir, o.Shard, o.Machine = t.TempDir(), runner.Shard{Index: i, Count: count}, fmt.Sprint("machine ", i)
 				res := mustRun(t, spec, o)
 				if res.Shard != o.Shard {
 					t.Errorf("result shard %v", res.Shard)
+				}
+				if len(res.Tasks) > 0 {
+					computed++
 				}
 				dirs = append(dirs, o.Dir)
 			}
@@ -437,16 +450,22 @@ func TestShardsMergeToSingleRun(t *testing.T) {
 			if got.End.Before(got.Start) || got.Start.IsZero() {
 				t.Errorf("merged times %v – %v", got.Start, got.End)
 			}
-			// Every shard that computed a task is a session of the merged run.
-			tasks := 0
+			// Every shard that computed a task is a session of the merged
+			// run, with its machine; the wall time is theirs (one after
+			// another here).
+			tasks, machines := 0, map[string]bool{}
 			for i, s := range got.Sessions {
 				tasks += s.Tasks
-				if s.Tasks == 0 || s.Machine != machine.Describe() || (i > 0 && s.Began.Before(got.Sessions[i-1].Began)) {
+				machines[s.Machine] = true
+				if s.Tasks == 0 || !strings.HasPrefix(s.Machine, "machine ") || s.Workers != 2 || (i > 0 && s.Began.Before(got.Sessions[i-1].Began)) {
 					t.Errorf("%s %d shards: session %d %+v", spec.ID, count, i, s)
 				}
 			}
-			if tasks != len(got.Tasks) || len(got.Sessions) > count {
-				t.Errorf("%s %d shards: %d sessions hold %d tasks, want at most %d holding %d", spec.ID, count, len(got.Sessions), tasks, count, len(got.Tasks))
+			if tasks != len(got.Tasks) || len(got.Sessions) != computed || len(machines) != computed {
+				t.Errorf("%s %d shards: %d sessions on %d machines hold %d tasks, want %d holding %d", spec.ID, count, len(got.Sessions), len(machines), tasks, computed, len(got.Tasks))
+			}
+			if got.Wall != computingTime(got.Sessions) || got.Wall > got.End.Sub(got.Start) {
+				t.Errorf("%s %d shards: wall %v, sessions' %v, first start to last end %v", spec.ID, count, got.Wall, computingTime(got.Sessions), got.End.Sub(got.Start))
 			}
 		}
 	}
@@ -637,5 +656,23 @@ func TestDataFolderMoved(t *testing.T) {
 	}
 	if _, err := Merge([]runner.Spec{spec}, shards(other), MergeOptions{}); err == nil || !strings.Contains(err.Error(), `parameter "data"`) {
 		t.Errorf("shards on other data: error %v, want one naming parameter \"data\"", err)
+	}
+}
+
+func TestResumingAFormat2JournalMakesItFormat3(t *testing.T) {
+	// Lines naming their machine would read as damaged to a wcmc of format
+	// 2: resuming such a journal rewrites its identity first, so that the
+	// older wcmc refuses it by its format instead.
+	spec := sweeptest.Noise()
+	dir := t.TempDir()
+	opts := Options{Options: runner.Options{Seed: 2, Trials: 4, Workers: 1, Machine: "M"}, Dir: dir}
+	want := reference(t, spec, opts)
+	interrupt(t, spec, opts, 2)
+	setIdentity(t, dir, fmt.Sprintf(`"format": %d`, Format), `"format": 2`)
+	opts.Resume = true
+	sameResult(t, mustRun(t, spec, opts), want)
+	id, err := ReadIdentity(IdentityPath(dir, "noise"))
+	if err != nil || id.Format != Format || Format != 3 {
+		t.Errorf("identity after resuming: format %d, %v; want %d", id.Format, err, Format)
 	}
 }

@@ -63,9 +63,10 @@ func Runs(dir string) ([]string, error) {
 // directories; and tasks that no directory holds (with the shards they
 // belong to). A torn last line of a journal (a task cut short) is ignored,
 // its task then counted as missing. The result's RunInfo is that of the
-// first directory whose identity holds one; its Sessions are every shard's
-// (with the machine each ran on), its Wall from the first shard's start
-// to the last task's end.
+// first directory whose identity holds one; its Sessions are every
+// shard's (with the machine each ran on), and its Wall the time during
+// which at least one of them was computing (shards run at the same time
+// count once, the time between shards run one after another not at all).
 func Merge(specs []runner.Spec, dirs []string, opts MergeOptions) (*runner.Result, error) {
 	id := opts.Experiment
 	if len(dirs) == 0 {
@@ -188,8 +189,9 @@ func Merge(specs []runner.Spec, dirs []string, opts MergeOptions) (*runner.Resul
 		return nil, missingError(plan, missing, dirs, ids)
 	}
 	res := plan.Result(tasks, start, end)
-	slices.SortStableFunc(ss, func(a, b runner.Session) int { return a.Began.Compare(b.Began) })
+	sortSessions(ss)
 	res.Sessions = ss
+	res.Wall = computingTime(ss)
 	for _, x := range ids {
 		res.Quick = res.Quick && x.Quick
 		if res.RunInfo == nil {

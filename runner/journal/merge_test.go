@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -147,7 +148,7 @@ func TestMergeVerifiesContent(t *testing.T) {
 	}{
 		"row deleted":  {func(l string) string { return firstRow.ReplaceAllString(l, "") }, []string{"journal line 2", "checksum mismatch"}},
 		"value edited": {func(l string) string { return value.ReplaceAllString(l, `"value":0.5`) }, []string{"journal line 2", "checksum mismatch"}},
-		"sum removed":  {func(l string) string { return sum.ReplaceAllString(l, "}") }, []string{"record 2: no checksum", "format 2"}},
+		"sum removed":  {func(l string) string { return sum.ReplaceAllString(l, "}") }, []string{"record 2: no checksum", fmt.Sprint("format ", Format)}},
 	} {
 		dirs := edited(c.edit)
 		_, err := Merge(specs, dirs, MergeOptions{})
@@ -167,7 +168,7 @@ func TestMergeVerifiesContent(t *testing.T) {
 	for _, d := range dirs {
 		data, _ := os.ReadFile(Path(d, "noise"))
 		os.WriteFile(Path(d, "noise"), sum.ReplaceAll(data, []byte("}")), 0o644)
-		setIdentity(t, d, `"format": 2`, `"format": 1`)
+		setIdentity(t, d, fmt.Sprintf(`"format": %d`, Format), `"format": 1`)
 	}
 	got, err := Merge(specs, dirs, MergeOptions{})
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/wcmc-project/wcmc/internal/atomicfile"
-	"github.com/wcmc-project/wcmc/internal/machine"
 	"github.com/wcmc-project/wcmc/runner"
 )
 
@@ -135,7 +134,10 @@ func Run(ctx context.Context, spec runner.Spec, opts Options) (*runner.Result, e
 	if len(done) > 0 {
 		res.Sessions = slices.Clone(j.earlier)
 		if j.n > 0 {
-			res.Sessions = append(res.Sessions, runner.Session{Began: j.began, Tasks: j.n, Wall: j.last.Sub(j.began), Machine: j.machine})
+			this := j.session
+			this.Tasks, this.Wall = j.n, j.last.Sub(this.Began)
+			res.Sessions = append(res.Sessions, this)
+			sortSessions(res.Sessions) // a clock behind the earlier machine's
 		}
 		res.Wall = computingTime(res.Sessions)
 	}
@@ -262,6 +264,14 @@ func open(p *runner.Plan, dir string, s runner.Shard, keys []runner.TaskKey, opt
 		if data.Torn != "" {
 			say("%s: ignoring a torn last line (%d bytes, a task cut short); that task runs again", jpath, len(data.Torn))
 		}
+		if id.Format == 2 && id.Format < Format {
+			// Its new lines will carry fields a wcmc of format 2 would
+			// misread: the identity says so first.
+			id.Format = Format
+			if err := writeIdentity(ipath, id); err != nil {
+				return fail(fmt.Errorf("writing %s: %w", ipath, err))
+			}
+		}
 		start = id.Start
 		earlier = sessions(data.Records, id.Start)
 		say("resuming %s: %d of %d tasks done, %d to run", jpath, len(done), len(keys), len(keys)-len(done))
@@ -291,7 +301,7 @@ func open(p *runner.Plan, dir string, s runner.Shard, keys []runner.TaskKey, opt
 	}
 	syncDir(dir)
 	ok = true
-	j := &file{f: f, path: jpath, began: began, machine: machine.Describe(), earlier: earlier}
+	j := &file{f: f, path: jpath, session: opts.Session(began, 0, 0), earlier: earlier}
 	if len(done) == 0 {
 		j.created = []string{ipath}
 		if madeJournal {

@@ -93,7 +93,7 @@ func load(dir string, spec runner.Spec) (*runner.Result, *runRecord, error) {
 		RunInfo: rec.RunInfo, InputDigests: rec.InputDigests, Version: rec.Version}
 	for _, ss := range rec.Sessions {
 		res.Sessions = append(res.Sessions, runner.Session{Began: ss.Began, Tasks: ss.Tasks,
-			Wall: time.Duration(ss.WallSeconds * float64(time.Second)), Machine: ss.Machine})
+			Wall: time.Duration(ss.WallSeconds * float64(time.Second)), Machine: ss.Machine, Workers: ss.Workers})
 	}
 	xs := v.XList()
 	res.Tasks = make([]runner.TaskResult, len(xs)*trials)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -34,7 +35,7 @@ func writtenRun(t *testing.T, opts runner.Options) (string, *runner.Result) {
 }
 
 func TestLoadRoundTrip(t *testing.T) {
-	opts := runner.Options{Seed: 7, Trials: 4, Sets: []string{"x=1,2,4", "scale=2.5"}}
+	opts := runner.Options{Seed: 7, Trials: 4, Sets: []string{"x=1,2,4", "scale=2.5"}, Machine: "test machine"}
 	dir, res := writtenRun(t, opts)
 	got, err := results.Load(dir, sweeptest.Noise())
 	if err != nil {
@@ -57,14 +58,71 @@ func TestLoadRoundTrip(t *testing.T) {
 	if !got.Start.Equal(res.Start) || !got.End.Equal(res.End) {
 		t.Errorf("times %v–%v, want %v–%v", got.Start, got.End, res.Start, res.End)
 	}
-	// The session that computed it, with its machine, comes back (its wall
-	// time to the nanosecond lost in float seconds).
-	if len(res.Sessions) != 1 || res.Sessions[0].Machine == "" || res.Sessions[0].Tasks != len(res.Tasks) {
+	// The session that computed it, with its machine and workers, comes
+	// back (its wall time to the nanosecond lost in float seconds).
+	if len(res.Sessions) != 1 || res.Sessions[0].Machine != "test machine" || res.Sessions[0].Workers != runtime.GOMAXPROCS(0) || res.Sessions[0].Tasks != len(res.Tasks) {
 		t.Fatalf("computed sessions %+v", res.Sessions)
 	}
-	if len(got.Sessions) != 1 || got.Sessions[0].Machine != res.Sessions[0].Machine || got.Sessions[0].Tasks != res.Sessions[0].Tasks ||
-		!got.Sessions[0].Began.Equal(res.Sessions[0].Began) || (got.Sessions[0].Wall-res.Sessions[0].Wall).Abs() > time.Microsecond {
-		t.Errorf("loaded sessions %+v, want %+v", got.Sessions, res.Sessions)
+	sameSessions(t, got.Sessions, res.Sessions)
+}
+
+// sameSessions fails unless got are want read back from JSON: the same
+// starts, tasks, machines and workers, wall times within float seconds'
+// rounding.
+func sameSessions(t *testing.T, got, want []runner.Session) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d sessions %+v, want %d %+v", len(got), got, len(want), want)
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		if !g.Began.Equal(w.Began) || g.Tasks != w.Tasks || g.Machine != w.Machine || g.Workers != w.Workers || (g.Wall-w.Wall).Abs() > time.Microsecond {
+			t.Errorf("session %d: %+v, want %+v", i, g, w)
+		}
+	}
+}
+
+func TestSessionsRoundTrip(t *testing.T) {
+	// A run computed on two machines, and on one whose machine was not
+	// recorded, comes back as it was; results stored before sessions were
+	// recorded come back with none.
+	dir, res := writtenRun(t, runner.Options{Seed: 7, Trials: 2, Sets: []string{"x=1,2"}})
+	at := time.Date(2026, 11, 27, 2, 0, 0, 123456789, time.UTC)
+	res.Sessions = []runner.Session{
+		{Began: at, Tasks: 1, Wall: 90*time.Second + 7, Machine: "A, 2 CPUs, linux/amd64, BLAS gonum", Workers: 2},
+		{Began: at.Add(time.Hour), Tasks: 1, Wall: time.Second},
+		{Began: at.Add(26 * time.Hour), Tasks: 2, Wall: 3 * time.Minute, Machine: "B", Workers: 1},
+	}
+	if _, _, err := results.WriteFiles(dir, res); err != nil {
+		t.Fatal(err)
+	}
+	got, err := results.Load(dir, sweeptest.Noise())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameSessions(t, got.Sessions, res.Sessions)
+
+	path := filepath.Join(dir, "noise.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := rec["sessions"]; !ok {
+		t.Fatal("noise.json has no sessions")
+	}
+	delete(rec, "sessions")
+	if b, err = json.Marshal(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = results.Load(dir, sweeptest.Noise()); err != nil || got.Sessions != nil {
+		t.Errorf("results without sessions: %+v, %v", got.Sessions, err)
 	}
 	for i, tr := range got.Tasks {
 		want := res.Tasks[i]

@@ -185,6 +185,7 @@ type sessionRecord struct {
 	Tasks       int       `json:"tasks"`
 	WallSeconds float64   `json:"wall_seconds"`
 	Machine     string    `json:"machine,omitempty"`
+	Workers     int       `json:"workers,omitempty"`
 }
 
 func writeJSON(w io.Writer, res *runner.Result, figWarnings []string) error {
@@ -196,7 +197,7 @@ func writeJSON(w io.Writer, res *runner.Result, figWarnings []string) error {
 		WallSeconds: res.Wall.Seconds(), InputDigests: res.InputDigests,
 	}
 	for _, ss := range res.Sessions {
-		rec.Sessions = append(rec.Sessions, sessionRecord{Began: ss.Began.UTC(), Tasks: ss.Tasks, WallSeconds: ss.Wall.Seconds(), Machine: ss.Machine})
+		rec.Sessions = append(rec.Sessions, sessionRecord{Began: ss.Began.UTC(), Tasks: ss.Tasks, WallSeconds: ss.Wall.Seconds(), Machine: ss.Machine, Workers: ss.Workers})
 	}
 	if rec.Skipped == nil {
 		rec.Skipped = []runner.Note{}
