@@ -102,25 +102,7 @@ func TestSessionsRoundTrip(t *testing.T) {
 	}
 	sameSessions(t, got.Sessions, res.Sessions)
 
-	path := filepath.Join(dir, "noise.json")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rec map[string]any
-	if err := json.Unmarshal(b, &rec); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := rec["sessions"]; !ok {
-		t.Fatal("noise.json has no sessions")
-	}
-	delete(rec, "sessions")
-	if b, err = json.Marshal(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dropField(t, filepath.Join(dir, "noise.json"), "sessions")
 	if got, err = results.Load(dir, sweeptest.Noise()); err != nil || got.Sessions != nil {
 		t.Errorf("results without sessions: %+v, %v", got.Sessions, err)
 	}
@@ -432,5 +414,29 @@ func TestWriteRefuses(t *testing.T) {
 	res = sweeptest.MustRun(t, sweeptest.Noise(), runner.Options{Trials: 2, Shard: runner.Shard{Index: 1, Count: 2}})
 	if _, _, err := results.WriteFiles(dir, res); err == nil || !strings.Contains(err.Error(), "shard 1/2") {
 		t.Errorf("WriteFiles of a shard: %v", err)
+	}
+}
+
+// dropField removes key from the JSON object in path, as a results file
+// written before the field existed.
+func dropField(t *testing.T, path, key string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec[key] == nil {
+		t.Fatalf("%s has no %s: %s", path, key, b)
+	}
+	delete(rec, key)
+	if b, err = json.Marshal(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
