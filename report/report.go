@@ -179,10 +179,11 @@ func computedOn(res *runner.Result) string {
 	}
 	var shares []share
 	for _, s := range res.Sessions {
-		i := slices.IndexFunc(shares, func(sh share) bool { return sh.where == s.Where() })
+		where := s.Where()
+		i := slices.IndexFunc(shares, func(sh share) bool { return sh.where == where })
 		if i < 0 {
 			i = len(shares)
-			shares = append(shares, share{where: s.Where()})
+			shares = append(shares, share{where: where})
 		}
 		shares[i].tasks += s.Tasks
 		shares[i].wall += s.Wall

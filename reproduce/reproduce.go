@@ -259,6 +259,7 @@ func plan(specs []runner.Spec, cfg Config, log io.Writer) ([]job, []string, erro
 	}
 
 	selected = FigureOrder(selected)
+	here := machine.Describe()
 
 	// Every --set must name a parameter of some selected experiment.
 	userSets := map[string]bool{}
@@ -311,7 +312,7 @@ func plan(specs []runner.Spec, cfg Config, log io.Writer) ([]job, []string, erro
 			sets = append(sets, extra...)
 		}
 		opts := runner.Options{Seed: cfg.Seed, Trials: cfg.Trials, Sets: sets, Quick: cfg.Quick,
-			Workers: cfg.Workers, Progress: log, Machine: machine.Describe()}
+			Workers: cfg.Workers, Progress: log, Machine: here}
 		plan, err := runner.NewPlan(spec, opts)
 		if err != nil {
 			return nil, nil, err

@@ -264,9 +264,10 @@ func open(p *runner.Plan, dir string, s runner.Shard, keys []runner.TaskKey, opt
 		if data.Torn != "" {
 			say("%s: ignoring a torn last line (%d bytes, a task cut short); that task runs again", jpath, len(data.Torn))
 		}
-		if id.Format == 2 && id.Format < Format {
-			// Its new lines will carry fields a wcmc of format 2 would
-			// misread: the identity says so first.
+		if id.Format >= 2 && id.Format < Format {
+			// Its new lines will carry fields a wcmc of an older format
+			// would misread: the identity says so first (a format-1
+			// journal stays so: its lines carry no checksum).
 			id.Format = Format
 			if err := writeIdentity(ipath, id); err != nil {
 				return fail(fmt.Errorf("writing %s: %w", ipath, err))
