@@ -209,8 +209,8 @@ func sectionLayoutOf(s Section, limits diagnostics.Thresholds) sectionLayout {
 		if res.Quick {
 			quick = ", smoke-sized (--quick)"
 		}
-		l.facts = fmt.Sprintf("Seed %d, %d trials per point%s, computed %s, wall time %s%s.", res.Seed, res.Trials, quick,
-			res.Start.UTC().Format("2006-01-02 15:04:05Z"), fmtDur(wall(res)), computedOn(res))
+		l.facts = fmt.Sprintf("Seed %d, %d trials per point%s, computed %s, %s.", res.Seed, res.Trials, quick,
+			res.Start.UTC().Format("2006-01-02 15:04:05Z"), WallTime(res))
 		l.params = strings.Join(paramList(res), " ")
 		for _, n := range res.Notes {
 			l.notes = append(l.notes, n.String())

@@ -167,6 +167,13 @@ func readFigure(path, metric string) Figure {
 // wall returns the wall time of a result.
 func wall(res *runner.Result) time.Duration { return res.Wall }
 
+// WallTime says how long res took to compute and where, as the report
+// states it: "wall time 23m34s, on M, 2 workers", or with each machine's
+// share when several computed it (see computedOn).
+func WallTime(res *runner.Result) string {
+	return "wall time " + fmtDur(wall(res)) + computedOn(res)
+}
+
 // computedOn says where res was computed, for its wall time: "" when its
 // sessions record no machine; ", on M, 2 workers" when one machine and
 // setting computed it all; otherwise each machine and setting with its

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wcmc-project/wcmc/report"
 	"github.com/wcmc-project/wcmc/runner"
 	"github.com/wcmc-project/wcmc/runner/journal"
 	"github.com/wcmc-project/wcmc/runner/results"
@@ -60,7 +61,7 @@ results may differ: --force merges them with a warning.`,
 			}
 			warnConvergence(cmd.ErrOrStderr(), res, filepath.Join(out, res.Spec.ID+".json"), limits)
 			stdout := cmd.OutOrStdout()
-			fmt.Fprintf(stdout, "merged %d directories: %d tasks of %s\nwrote:\n", len(dirs), len(res.Tasks), res.Spec.ID)
+			fmt.Fprintf(stdout, "merged %d directories: %d tasks of %s, %s\nwrote:\n", len(dirs), len(res.Tasks), res.Spec.ID, report.WallTime(res))
 			for _, f := range files {
 				fmt.Fprintf(stdout, "  %s\n", f)
 			}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/wcmc-project/wcmc/internal/atomicfile"
 	"github.com/wcmc-project/wcmc/internal/machine"
+	"github.com/wcmc-project/wcmc/report"
 	"github.com/wcmc-project/wcmc/runner"
 	"github.com/wcmc-project/wcmc/runner/journal"
 	"github.com/wcmc-project/wcmc/runner/results"
@@ -173,7 +174,7 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 				fmt.Fprintf(stderr, "figure: %s\n", w)
 			}
 			warnConvergence(stderr, res, filepath.Join(out, spec.ID+".json"), limits)
-			fmt.Fprintln(stdout, "wrote:")
+			fmt.Fprintf(stdout, "%s: %s\nwrote:\n", spec.ID, report.WallTime(res))
 			for _, f := range files {
 				fmt.Fprintf(stdout, "  %s\n", f)
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wcmc-project/wcmc/internal/machine"
 	"github.com/wcmc-project/wcmc/runner"
 	"github.com/wcmc-project/wcmc/runner/journal"
 )
@@ -144,8 +145,10 @@ func TestMergeCommand(t *testing.T) {
 		code := execute(context.Background(), specs, args, &stdout, &stderr)
 		return code, stdout.String(), stderr.String()
 	}
-	if code, _, e := run("run", "toy", "--out", filepath.Join(root, "ref")); code != 0 {
-		t.Fatal(e)
+	// A finished run and a merge say how long the result took and where.
+	here := ", on " + machine.Describe() + ", "
+	if code, out, e := run("run", "toy", "--out", filepath.Join(root, "ref")); code != 0 || !strings.Contains(out, "toy: wall time ") || !strings.Contains(out, here) {
+		t.Fatalf("run: exit %d, no wall time and machine %q in\n%s%s", code, here, out, e)
 	}
 	var dirs []string
 	for _, s := range []string{"0/2", "1/2"} {
@@ -163,7 +166,7 @@ func TestMergeCommand(t *testing.T) {
 		t.Errorf("merge of one of two shards: %s", e)
 	}
 	code, out, e := run(append([]string{"merge", "--out", filepath.Join(root, "m")}, dirs...)...)
-	if code != 0 || !strings.Contains(out, "merged 2 directories: 12 tasks of toy") {
+	if code != 0 || !strings.Contains(out, "merged 2 directories: 12 tasks of toy, wall time ") || !strings.Contains(out, here) {
 		t.Fatalf("merge: exit %d\n%s%s", code, out, e)
 	}
 	for _, name := range []string{"toy.csv", "toy.summary.csv"} {
