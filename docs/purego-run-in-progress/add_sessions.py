@@ -14,9 +14,11 @@ session is the result's own start, task count and wall time. The machine of each
 given by hand from the run's README (MACHINES below, by session start), because the binary did not
 record it.
 
-Usage: add_sessions.py ID.json ID.journal.jsonl | TASKS
-(edits ID.json in place; TASKS is the experiment's task count, for a result computed in one
-session without its journal; refuses if ID.json already has sessions, or if the sessions' time
+Usage: add_sessions.py ID.json ID.journal.jsonl [TASKS] | TASKS
+(edits ID.json in place; TASKS is the experiment's task count: alone, for a result computed in
+one session without its journal; after a journal, for a copy taken shortly before the experiment
+finished, whose missing last tasks are the last session's, which ended at the result's end;
+refuses if ID.json already has sessions, or if the sessions' time
 does not sum to the recorded wall time).
 """
 import datetime
@@ -60,7 +62,7 @@ def machine_at(began):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         raise SystemExit(__doc__)
     path = sys.argv[1]
     text = open(path, encoding='utf-8').read()
@@ -74,6 +76,14 @@ def main():
             s = sessions.setdefault(r['began'], {'tasks': 0, 'wall': 0.0})
             s['tasks'] += 1
             s['wall'] = max(s['wall'], seconds_between(r['began'], r['done']))
+        if len(sys.argv) == 4:
+            missing = int(sys.argv[3]) - sum(s['tasks'] for s in sessions.values())
+            if missing < 0:
+                raise SystemExit(f'the journal has more tasks than {sys.argv[3]}')
+            if missing > 0:
+                last = max(sessions, key=parse)
+                sessions[last]['tasks'] += missing
+                sessions[last]['wall'] = seconds_between(last, rec['end'])
     else:
         sessions[rec['start']] = {'tasks': int(sys.argv[2]), 'wall': rec['wall_seconds']}
     total = sum(s['wall'] for s in sessions.values())
