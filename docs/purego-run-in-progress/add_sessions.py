@@ -18,8 +18,8 @@ Usage: add_sessions.py ID.json ID.journal.jsonl [TASKS] | TASKS
 (edits ID.json in place; TASKS is the experiment's task count: alone, for a result computed in
 one session without its journal; after a journal, for a copy taken shortly before the experiment
 finished, whose missing last tasks are the last session's, which ended at the result's end;
-refuses if ID.json already has sessions, or if the sessions' time
-does not sum to the recorded wall time).
+refuses if ID.json already has sessions, or if the sessions' time does not sum to the recorded
+wall time).
 """
 import datetime
 import json
