@@ -4,14 +4,16 @@ package model
 
 import (
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/netlib/blas/netlib"
+
+	"github.com/wcmc-project/wcmc/internal/openblas"
 )
 
 // With the build tag openblas, every gonum BLAS call of the program (this
 // package's products, gonum/mat's Mul, Cholesky, …) goes through cgo to
-// the C BLAS it is linked with, and the margin and gradient products of
-// Probit are issued as single calls (gemm), which OpenBLAS blocks and
-// packs itself, rather than as tiles sized for gonum's serial kernel.
+// the C BLAS it is linked with (package openblas), and the margin and
+// gradient products of Probit are issued as single calls (gemm), which
+// OpenBLAS blocks and packs itself, rather than as tiles sized for gonum's
+// serial kernel.
 //
 // Build (Debian: apt install libopenblas-dev):
 //
@@ -21,5 +23,5 @@ import (
 // oversubscribe the cores: set OPENBLAS_NUM_THREADS=1 unless a single
 // task runs at a time (see docs/PERFORMANCE.md).
 func init() {
-	blas64.Use(netlib.Implementation{})
+	blas64.Use(openblas.Implementation{})
 }

@@ -211,6 +211,9 @@ func sectionLayoutOf(s Section, limits diagnostics.Thresholds) sectionLayout {
 		}
 		l.facts = fmt.Sprintf("Seed %d, %d trials per point%s, computed %s, %s.", res.Seed, res.Trials, quick,
 			res.Start.UTC().Format("2006-01-02 15:04:05Z"), WallTime(res))
+		if m := MixedArithmetic(res); m != "" {
+			l.facts += " " + strings.ToUpper(m[:1]) + m[1:] + "."
+		}
 		l.params = strings.Join(paramList(res), " ")
 		for _, n := range res.Notes {
 			l.notes = append(l.notes, n.String())

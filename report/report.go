@@ -28,6 +28,7 @@ import (
 	"github.com/wcmc-project/wcmc/claims"
 	"github.com/wcmc-project/wcmc/diagnostics"
 	"github.com/wcmc-project/wcmc/internal/atomicfile"
+	"github.com/wcmc-project/wcmc/internal/machine"
 	"github.com/wcmc-project/wcmc/runner"
 	"github.com/wcmc-project/wcmc/runner/results"
 	"github.com/wcmc-project/wcmc/scheme"
@@ -172,6 +173,26 @@ func wall(res *runner.Result) time.Duration { return res.Wall }
 // share when several computed it (see computedOn).
 func WallTime(res *runner.Result) string {
 	return "wall time " + fmtDur(wall(res)) + computedOn(res)
+}
+
+// MixedArithmetic says, when res's sessions computed with different
+// arithmetic (machine.Arithmetic of their machines: the BLAS, whatever
+// package dgemm's kernel), which ones, and that the values need not be
+// those of one machine's run: "computed with different arithmetic (wcmc
+// dgemm; gonum): …". It is "" when they share one, or record none.
+func MixedArithmetic(res *runner.Result) string {
+	var kinds []string
+	for _, s := range res.Sessions {
+		if a := machine.Arithmetic(s.Machine); a != "" && !slices.Contains(kinds, a) {
+			kinds = append(kinds, a)
+		}
+	}
+	if len(kinds) < 2 {
+		return ""
+	}
+	return "computed with different arithmetic (" + strings.Join(kinds, "; ") + "): valid results, but " +
+		"not bit for bit those of a run on one machine, and trial by trial different where HMC chains " +
+		"amplify the last bits (docs/PERFORMANCE.md, \"Same bits where\")"
 }
 
 // computedOn says where res was computed, for its wall time: "" when its

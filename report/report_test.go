@@ -419,3 +419,38 @@ func TestWhereEachExperimentRanIsNamed(t *testing.T) {
 		}
 	}
 }
+
+func TestMixedArithmeticIsSaid(t *testing.T) {
+	zen := runner.Session{Tasks: 4, Machine: "AMD EPYC, 2 CPUs, linux/amd64, BLAS wcmc dgemm, AVX-512 (12×16)"}
+	intel := runner.Session{Tasks: 2, Machine: "Intel Xeon, 2 CPUs, linux/amd64, BLAS wcmc dgemm, AVX2 (6×8)"}
+	arm := runner.Session{Tasks: 1, Machine: "CPU model not reported, 4 CPUs, linux/arm64, BLAS gonum"}
+	ob := runner.Session{Tasks: 1, Machine: "Intel Xeon, 2 CPUs, linux/amd64, BLAS OpenBLAS 0.3.21 (cgo), SkylakeX kernels, 1 thread"}
+	for _, c := range []struct {
+		sessions []runner.Session
+		want     string // "" or the start of the sentence
+	}{
+		{nil, ""},
+		{[]runner.Session{zen}, ""},
+		{[]runner.Session{zen, intel, zen}, ""}, // dgemm's kernels give the same bits
+		{[]runner.Session{zen, {Tasks: 3}}, ""}, // a machine not recorded says nothing
+		{[]runner.Session{zen, arm, intel}, "computed with different arithmetic (wcmc dgemm; gonum): "},
+		{[]runner.Session{ob, zen}, "computed with different arithmetic (OpenBLAS 0.3.21 (cgo), SkylakeX kernels, 1 thread; wcmc dgemm): "},
+	} {
+		got := MixedArithmetic(&runner.Result{Sessions: c.sessions})
+		if c.want == "" && got != "" || !strings.HasPrefix(got, c.want) {
+			t.Errorf("MixedArithmetic(%v) = %q, want it to begin %q", c.sessions, got, c.want)
+		}
+	}
+
+	dir, runs := quickRuns(t)
+	res := *runs[0].Result
+	res.Sessions = []runner.Session{zen, arm}
+	runs = slices.Clone(runs)
+	runs[0].Result = &res
+	md, htm := render(t, New(dir, testMeta, runs))
+	for _, doc := range []string{string(md), html.UnescapeString(string(htm))} {
+		if !strings.Contains(doc, "Computed with different arithmetic (wcmc dgemm; gonum)") {
+			t.Errorf("the report does not say that %s mixed arithmetic", res.Spec.ID)
+		}
+	}
+}

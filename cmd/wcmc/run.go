@@ -174,6 +174,9 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 				fmt.Fprintf(stderr, "figure: %s\n", w)
 			}
 			warnConvergence(stderr, res, filepath.Join(out, spec.ID+".json"), limits)
+			if m := report.MixedArithmetic(res); m != "" {
+				fmt.Fprintf(stderr, "note: %s: %s\n", spec.ID, m)
+			}
 			fmt.Fprintf(stdout, "%s: %s\nwrote:\n", spec.ID, report.WallTime(res))
 			for _, f := range files {
 				fmt.Fprintf(stdout, "  %s\n", f)

@@ -28,7 +28,6 @@ package dgemm
 import (
 	"fmt"
 	"math"
-	"strings"
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
@@ -414,23 +413,26 @@ func packB(dst []float64, trans bool, b []float64, ldb, pc, kb, jc, nb, nr int) 
 	}
 }
 
+// Name is this package's product in Describe's line, which adds the kernel
+// after a comma.
+const Name = "wcmc dgemm"
+
 // Describe names the BLAS gonum's calls go to in this program: "gonum",
-// "OpenBLAS (cgo)" (the openblas build), or this package's product with
-// its kernel on this machine.
+// this package's product with its kernel on this machine, or the line of
+// an implementation that describes itself (a Describe() string method:
+// the openblas build's, with OpenBLAS's version and kernels).
 func Describe() string {
 	switch impl := blas64.Implementation().(type) {
 	case Implementation:
 		if ok, kernel := Active(); ok {
-			return "wcmc dgemm, " + kernel
+			return Name + ", " + kernel
 		}
 		return "gonum (wcmc dgemm has no vector kernel for this machine)"
 	case gonum.Implementation:
 		return "gonum"
+	case interface{ Describe() string }:
+		return impl.Describe()
 	default:
-		name := fmt.Sprintf("%T", impl)
-		if strings.HasPrefix(name, "netlib.") {
-			return "OpenBLAS (cgo)"
-		}
-		return name
+		return fmt.Sprintf("%T", impl)
 	}
 }

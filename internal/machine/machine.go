@@ -61,3 +61,19 @@ func describe(cpu string, cpus, procs int, platform, blas string) string {
 	}
 	return fmt.Sprintf("%s, %s, %s, BLAS %s", cpu, n, platform, blas)
 }
+
+// Arithmetic returns what in a Describe line fixes the rounding of the
+// program's products, hence its results' last bits: the BLAS, with package
+// dgemm's kernel left out (its kernels give the same bits, see package
+// dgemm), e.g. "wcmc dgemm", "gonum" or "OpenBLAS 0.3.21 (cgo), Haswell
+// kernels, 1 thread". It is "" for a line that names no BLAS.
+func Arithmetic(line string) string {
+	_, blas, ok := strings.Cut(line, ", BLAS ")
+	if !ok {
+		return ""
+	}
+	if strings.HasPrefix(blas, dgemm.Name+", ") {
+		return dgemm.Name
+	}
+	return blas
+}
