@@ -308,6 +308,36 @@ func BenchmarkSmallDgemm(b *testing.B) {
 	}
 }
 
+// BenchmarkOneRow: a row c = x B, the one-sample gradient of HMC and SGLD
+// (1 × d from N data rows), through Implementation.Dgemm (gonum's Dgemv
+// for any n) and through gonum's Dgemm.
+func BenchmarkOneRow(b *testing.B) {
+	for _, sh := range [][2]int{{31, 1266}, {31, 633}, {5, 1000}, {300, 1500}} {
+		n, k := sh[0], sh[1]
+		x := make([]float64, k)
+		y := make([]float64, k*n)
+		z := make([]float64, n)
+		for i := range x {
+			x[i] = float64(i%7) - 3
+		}
+		for i := range y {
+			y[i] = float64(i%5) - 2
+		}
+		for _, impl := range []struct {
+			name string
+			blas interface {
+				Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int)
+			}
+		}{{"ours", Implementation{}}, {"gonum", gonum.Implementation{}}} {
+			b.Run(fmt.Sprintf("%s/1x%dx%d", impl.name, n, k), func(b *testing.B) {
+				for b.Loop() {
+					impl.blas.Dgemm(blas.NoTrans, blas.NoTrans, 1, n, k, 1, x, k, y, n, 0, z, n)
+				}
+			})
+		}
+	}
+}
+
 func TestDescribeNamesTheBLASInUse(t *testing.T) {
 	saved := blas64.Implementation()
 	t.Cleanup(func() { blas64.Use(saved) })
@@ -441,6 +471,36 @@ func TestFewRowsAreGonumsByColumns(t *testing.T) {
 					}
 					if i := sameBits(want, got); i >= 0 {
 						t.Fatalf("m=%d k=%d %v %v: C[%d] = %v, gonum by columns %v", m, k, tA, tB, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestOneRowIsGonumsBits: a product with one row of C and op(B) = B goes
+// to gonum's Dgemv whatever its size, and gives gonum's Dgemm's bits (both
+// add α·x_p times row p of B for p in order): the one-sample gradients of
+// HMC and SGLD, 1 × d, are computed as they were under gonum's BLAS.
+func TestOneRowIsGonumsBits(t *testing.T) {
+	if ok, _ := Active(); !ok {
+		t.Skip("no vector kernel on this machine: Dgemm is gonum's")
+	}
+	var ours Implementation
+	var theirs gonum.Implementation
+	rng := rand.New(rand.NewPCG(10, 11))
+	for _, n := range []int{1, 5, 31, 63, 64, 300} {
+		for _, k := range []int{1, 7, 633, 1266} {
+			for _, tA := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+				for _, ab := range [][2]float64{{1, 0}, {-0.7, 1}, {1.5, 0.5}} {
+					a, lda, b, ldb, c, ldc := operands(rng, tA == blas.Trans, false, 1, n, k)
+					a[0] = 0 // a zero weight, as a λ that underflowed
+					got := append([]float64(nil), c...)
+					want := append([]float64(nil), c...)
+					ours.Dgemm(tA, blas.NoTrans, 1, n, k, ab[0], a, lda, b, ldb, ab[1], got, ldc)
+					theirs.Dgemm(tA, blas.NoTrans, 1, n, k, ab[0], a, lda, b, ldb, ab[1], want, ldc)
+					if i := sameBits(want, got); i >= 0 {
+						t.Fatalf("1×%d×%d %v α=%g β=%g: C[%d] = %v, gonum's Dgemm %v", n, k, tA, ab[0], ab[1], i, got[i], want[i])
 					}
 				}
 			}
