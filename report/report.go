@@ -175,11 +175,13 @@ func WallTime(res *runner.Result) string {
 	return "wall time " + fmtDur(wall(res)) + computedOn(res)
 }
 
-// MixedArithmetic says, when res's sessions computed with different
-// arithmetic (machine.Arithmetic of their machines: the BLAS, whatever
-// package dgemm's kernel), which ones, and that the values need not be
-// those of one machine's run: "computed with different arithmetic (wcmc
-// dgemm; gonum): …". It is "" when they share one, or record none.
+// MixedArithmetic says, when res's sessions' machines show different
+// arithmetic (machine.Arithmetic: package dgemm's product whatever its
+// kernel, or another BLAS and the platform), which ones, and that the
+// values need not be those of one machine's run: "computed with different
+// arithmetic (wcmc dgemm; gonum, linux/arm64): …". It is "" when they show
+// one, or record none (which does not prove the same rounding:
+// machine.Arithmetic).
 func MixedArithmetic(res *runner.Result) string {
 	var kinds []string
 	for _, s := range res.Sessions {

@@ -433,8 +433,9 @@ func TestMixedArithmeticIsSaid(t *testing.T) {
 		{[]runner.Session{zen}, ""},
 		{[]runner.Session{zen, intel, zen}, ""}, // dgemm's kernels give the same bits
 		{[]runner.Session{zen, {Tasks: 3}}, ""}, // a machine not recorded says nothing
-		{[]runner.Session{zen, arm, intel}, "computed with different arithmetic (wcmc dgemm; gonum): "},
-		{[]runner.Session{ob, zen}, "computed with different arithmetic (OpenBLAS 0.3.21 (cgo), SkylakeX kernels, 1 thread; wcmc dgemm): "},
+		{[]runner.Session{zen, arm, intel}, "computed with different arithmetic (wcmc dgemm; gonum, linux/arm64): "},
+		{[]runner.Session{ob, zen}, "computed with different arithmetic (OpenBLAS 0.3.21 (cgo), SkylakeX kernels, 1 thread, linux/amd64; wcmc dgemm): "},
+		{[]runner.Session{arm, {Tasks: 1, Machine: "Old x86, 2 CPUs, linux/amd64, BLAS gonum"}}, "computed with different arithmetic (gonum, linux/arm64; gonum, linux/amd64): "},
 	} {
 		got := MixedArithmetic(&runner.Result{Sessions: c.sessions})
 		if c.want == "" && got != "" || !strings.HasPrefix(got, c.want) {
@@ -449,7 +450,7 @@ func TestMixedArithmeticIsSaid(t *testing.T) {
 	runs[0].Result = &res
 	md, htm := render(t, New(dir, testMeta, runs))
 	for _, doc := range []string{string(md), html.UnescapeString(string(htm))} {
-		if !strings.Contains(doc, "Computed with different arithmetic (wcmc dgemm; gonum)") {
+		if !strings.Contains(doc, "Computed with different arithmetic (wcmc dgemm; gonum, linux/arm64)") {
 			t.Errorf("the report does not say that %s mixed arithmetic", res.Spec.ID)
 		}
 	}

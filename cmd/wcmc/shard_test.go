@@ -185,7 +185,7 @@ func TestMergeCommand(t *testing.T) {
 	// A shard computed under another BLAS: the merge says so.
 	setJournalMachine(t, filepath.Join(dirs[1], "toy.journal.jsonl"), "Elsewhere, 4 CPUs, linux/arm64, BLAS another BLAS")
 	code, _, e = run(append([]string{"merge", "--out", filepath.Join(root, "m2")}, dirs...)...)
-	if want := "note: toy: computed with different arithmetic (" + machine.Arithmetic(machine.Describe()) + "; another BLAS): "; code != 0 || !strings.Contains(e, want) {
+	if want := "note: toy: computed with different arithmetic (" + machine.Arithmetic(machine.Describe()) + "; another BLAS, linux/arm64): "; code != 0 || !strings.Contains(e, want) {
 		t.Errorf("merge of shards computed under two BLAS: exit %d, no %q in\n%s", code, want, e)
 	}
 	if code, _, e := run("run", "toy", "--shard", "2/2"); code == 0 || !strings.Contains(e, "0..1") {

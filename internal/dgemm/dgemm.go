@@ -53,8 +53,9 @@ const (
 const MinEntries = 64
 
 // MinRows is the number of rows of C below which the product is left to
-// gonum's Dgemm, a block of columns at a time (a single row of at least
-// MinEntries columns goes to gonum's Dgemv before, gonumGemv): with two
+// gonum's Dgemm, a block of columns at a time (a single row goes to gonum's
+// Dgemv before, gonumGemv: any row with op(B) = B, one with op(B) = Bᵀ from
+// MinEntries columns): with two
 // rows, packing op(B) costs about as much as the arithmetic (2 × 633 × 31:
 // 18.8 µs against 20.2 µs; at 3 rows 26.4 against 20.6 µs).
 const MinRows = 3
@@ -85,9 +86,15 @@ func gonumColumns(g gonum.Implementation, tA, tB blas.Transpose, m, n, k int, al
 // HMC and SGLD (1 × 1266 × 31: 4.9 against 10.8 µs), and without packing a
 // matrix for one row. A row c = α x B + β c of any size comes here too
 // (their gradients, 1 × d): Dgemv's GemvT adds α·x_p times row p of B for
-// p in order, as gonum's Dgemm does, so the bits are gonum's Dgemm's
-// (TestOneRowIsGonumsBits) at half its time (1 × 1266 × 31: 17.9 against
-// 33.7 µs, the other core busy).
+// p in order, as gonum's Dgemm does, so for finite operands the bits are
+// gonum's Dgemm's (TestOneRowIsGonumsBits) in 0.27–0.70 of its time
+// (BenchmarkOneRow; 1 × 31 × 1266: 11.4 against 17.6 µs, the other core
+// busy). Not for all operands: gonum's Dgemm skips a step whose α·x_p is
+// 0 and GemvT adds it, so a zero weight on a row of B holding ±Inf or NaN
+// gives NaN here, and a −0 in C that only such steps reach ends +0; with
+// α = 0, C is βC here and NaN in gonum's Dgemm where x holds ±Inf or NaN
+// (the reference BLAS's βC, as this package's kernels give); and where two
+// NaNs meet, the payload may differ.
 func gonumGemv(g gonum.Implementation, tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	switch {
 	case k == 0 || alpha == 0: // Dgemv would leave C as it is, or scale NaN by β = 0

@@ -62,18 +62,27 @@ func describe(cpu string, cpus, procs int, platform, blas string) string {
 	return fmt.Sprintf("%s, %s, %s, BLAS %s", cpu, n, platform, blas)
 }
 
-// Arithmetic returns what in a Describe line fixes the rounding of the
-// program's products, hence its results' last bits: the BLAS, with package
-// dgemm's kernel left out (its kernels give the same bits, see package
-// dgemm), e.g. "wcmc dgemm", "gonum" or "OpenBLAS 0.3.21 (cgo), Haswell
-// kernels, 1 thread". It is "" for a line that names no BLAS.
+// Arithmetic returns what a Describe line shows of the rounding of the
+// program's arithmetic, hence of its results' last bits: package dgemm's
+// product whatever its kernel ("wcmc dgemm": its kernels give the same
+// bits, and it runs only on amd64 CPUs with AVX2 and FMA), or another BLAS
+// with the platform, whose compiler and assembly decide how the Go code
+// rounds (the Go compiler fuses multiply-adds on arm64, not on amd64):
+// "gonum, linux/arm64", "OpenBLAS 0.3.21 (cgo), Haswell kernels, 1 thread,
+// linux/amd64". It is "" for a line that names no BLAS. Two lines with the
+// same Arithmetic can still round differently where the line does not
+// show it (math.Exp uses FMA on amd64 CPUs that have it, which gonum's
+// BLAS does not require).
 func Arithmetic(line string) string {
-	_, blas, ok := strings.Cut(line, ", BLAS ")
+	host, blas, ok := strings.Cut(line, ", BLAS ")
 	if !ok {
 		return ""
 	}
 	if strings.HasPrefix(blas, dgemm.Name+", ") {
 		return dgemm.Name
+	}
+	if i := strings.LastIndex(host, ", "); i >= 0 {
+		blas += ", " + host[i+2:]
 	}
 	return blas
 }

@@ -39,9 +39,9 @@ func TestArithmeticFoldsDgemmKernelsOnly(t *testing.T) {
 	for _, c := range []struct{ line, want string }{
 		{"Intel(R) Xeon(R) Processor @ 2.50GHz, 2 CPUs, linux/amd64, BLAS wcmc dgemm, AVX-512 (12×16)", "wcmc dgemm"},
 		{"AMD EPYC, 2 CPUs, linux/amd64, BLAS wcmc dgemm, AVX2 (6×8)", "wcmc dgemm"},
-		{"Z, 8 CPUs (GOMAXPROCS 2), linux/arm64, BLAS gonum", "gonum"},
-		{"Z, 2 CPUs, linux/amd64, BLAS gonum (wcmc dgemm has no vector kernel for this machine)", "gonum (wcmc dgemm has no vector kernel for this machine)"},
-		{"Z, 2 CPUs, linux/amd64, BLAS OpenBLAS 0.3.21 (cgo), Haswell kernels, 1 thread", "OpenBLAS 0.3.21 (cgo), Haswell kernels, 1 thread"},
+		{"Z, 8 CPUs (GOMAXPROCS 2), linux/arm64, BLAS gonum", "gonum, linux/arm64"},
+		{"Z, 2 CPUs, linux/amd64, BLAS gonum", "gonum, linux/amd64"},
+		{"Z, 2 CPUs, linux/amd64, BLAS OpenBLAS 0.3.21 (cgo), Haswell kernels, 1 thread", "OpenBLAS 0.3.21 (cgo), Haswell kernels, 1 thread, linux/amd64"},
 		{"", ""},
 		{"a machine described by hand", ""},
 	} {
@@ -49,7 +49,7 @@ func TestArithmeticFoldsDgemmKernelsOnly(t *testing.T) {
 			t.Errorf("Arithmetic(%q) = %q, want %q", c.line, got, c.want)
 		}
 	}
-	if got := Arithmetic(Describe()); got == "" || !strings.HasSuffix("BLAS "+BLAS(), got) && got != "wcmc dgemm" {
+	if got := Arithmetic(Describe()); got == "" || !strings.HasPrefix(got, BLAS()) && got != "wcmc dgemm" {
 		t.Errorf("Arithmetic(Describe()) = %q, not this program's BLAS %q", got, BLAS())
 	}
 }
