@@ -60,9 +60,7 @@ results may differ: --force merges them with a warning.`,
 				fmt.Fprintf(cmd.ErrOrStderr(), "figure: %s\n", w)
 			}
 			warnConvergence(cmd.ErrOrStderr(), res, filepath.Join(out, res.Spec.ID+".json"), limits)
-			if m := report.MixedArithmetic(res); m != "" {
-				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s: %s\n", res.Spec.ID, m)
-			}
+			noteMixedArithmetic(cmd.ErrOrStderr(), res)
 			stdout := cmd.OutOrStdout()
 			fmt.Fprintf(stdout, "merged %d directories: %d tasks of %s, %s\nwrote:\n", len(dirs), len(res.Tasks), res.Spec.ID, report.WallTime(res))
 			for _, f := range files {

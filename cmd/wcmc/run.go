@@ -174,9 +174,7 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 				fmt.Fprintf(stderr, "figure: %s\n", w)
 			}
 			warnConvergence(stderr, res, filepath.Join(out, spec.ID+".json"), limits)
-			if m := report.MixedArithmetic(res); m != "" {
-				fmt.Fprintf(stderr, "note: %s: %s\n", spec.ID, m)
-			}
+			noteMixedArithmetic(stderr, res)
 			fmt.Fprintf(stdout, "%s: %s\nwrote:\n", spec.ID, report.WallTime(res))
 			for _, f := range files {
 				fmt.Fprintf(stdout, "  %s\n", f)
@@ -438,4 +436,13 @@ func printTable(w io.Writer, res *runner.Result) error {
 		fmt.Fprintln(tw)
 	}
 	return tw.Flush()
+}
+
+// noteMixedArithmetic prints to w one line when res's sessions ran on
+// machines of different arithmetic (report.MixedArithmetic), as a resume
+// on another machine or shards merged from several can.
+func noteMixedArithmetic(w io.Writer, res *runner.Result) {
+	if m := report.MixedArithmetic(res); m != "" {
+		fmt.Fprintf(w, "note: %s: %s\n", res.Spec.ID, m)
+	}
 }
