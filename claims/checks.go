@@ -17,11 +17,39 @@ import (
 // seeing the data.
 func bestBeats(t *Trials, winners, others []string, f float64) *node {
 	var cs []*node
+	for _, at := range bestBeatsAt(t, winners, others, f) {
+		cs = append(cs, at...)
+	}
+	if len(cs) == 0 {
+		return missing("no sweep point has both one of %s and one of %s", joinOr(winners), joinOr(others))
+	}
+	return allNode(cs...)
+}
+
+// bestBeatsSome: at some sweep point, the better of winners is below
+// each of others present there by factor f ("can outperform"): "any"
+// over the points of the formulas bestBeats requires at every point.
+func bestBeatsSome(t *Trials, winners, others []string, f float64) *node {
+	var cs []*node
+	for _, at := range bestBeatsAt(t, winners, others, f) {
+		cs = append(cs, allNode(at...))
+	}
+	if len(cs) == 0 {
+		return missing("no sweep point has both one of %s and one of %s", joinOr(winners), joinOr(others))
+	}
+	return anyNode(cs...)
+}
+
+// bestBeatsAt returns, per sweep point with a winner and another scheme,
+// the formulas f·w < o for some winner w, one per other scheme o.
+func bestBeatsAt(t *Trials, winners, others []string, f float64) [][]*node {
+	var out [][]*node
 	for _, p := range t.points() {
 		ws := t.present(p, winners...)
 		if len(ws) == 0 {
 			continue
 		}
+		var cs []*node
 		for _, o := range t.present(p, others...) {
 			var alts []*node
 			for _, w := range ws {
@@ -29,9 +57,58 @@ func bestBeats(t *Trials, winners, others []string, f float64) *node {
 			}
 			cs = append(cs, anyNode(alts...))
 		}
+		if len(cs) > 0 {
+			out = append(out, cs)
+		}
+	}
+	return out
+}
+
+// onAverage: for each pair (a, b), a lies below b on average over the
+// sweep points with keep(x) where both have values, on the figures' log
+// axes: the mean over those points of ln(b̄_p/ā_p) is positive. One
+// contrast per pair, paired by trial across the points.
+func onAverage(t *Trials, pairs [][2]string, keep func(x float64) bool, where string) *node {
+	var cs []*node
+	for _, ab := range pairs {
+		var ps []int
+		for _, p := range t.points(ab[0], ab[1]) {
+			if keep(t.x[p]) {
+				ps = append(ps, p)
+			}
+		}
+		if len(ps) == 0 {
+			continue
+		}
+		w := 1 / float64(len(ps))
+		var terms []term
+		for _, p := range ps {
+			terms = append(terms, term{ref{ab[0], p}, -w}, term{ref{ab[1], p}, w})
+		}
+		at := fmt.Sprintf("mean over %d points", len(ps))
+		if len(ps) == 1 {
+			at = t.at(ps[0])
+		}
+		cs = append(cs, contrastLeaf(t, at, ab[0]+" < "+ab[1]+" on average (geometric mean of the ratios)", 0, nil, terms...))
 	}
 	if len(cs) == 0 {
-		return missing("no sweep point has both one of %s and one of %s", joinOr(winners), joinOr(others))
+		if where != "" {
+			where = " " + where
+		}
+		return missing("no sweep point%s has the schemes compared (%s)", where, pairList(pairs))
+	}
+	return allNode(cs...)
+}
+
+// vanishesEverywhere: scheme s's error has vanished (vanishesAt) at every
+// sweep point where it has values.
+func vanishesEverywhere(t *Trials, s string) *node {
+	var cs []*node
+	for _, p := range t.points(s) {
+		cs = append(cs, vanishesAt(t, p, s))
+	}
+	if len(cs) == 0 {
+		return missing("%s has no values", s)
 	}
 	return allNode(cs...)
 }
@@ -71,24 +148,54 @@ func nearAtTop(t *Trials, a, b string, minX, f float64) *node {
 func flat(t *Trials, schemes []string, f float64) *node {
 	var cs []*node
 	for _, s := range schemes {
-		ps := t.points(s)
-		if len(ps) < 2 {
-			continue
-		}
-		for _, p := range ps {
-			for _, q := range ps {
-				if p == q {
-					continue
-				}
-				cs = append(cs, ratioLeaf(t, t.at(p)+" vs "+t.at(q),
-					fmt.Sprintf("%s(%s) < %g×%s(%s)", s, t.at(p), f, s, t.at(q)), ref{s, p}, 1, ref{s, q}, f))
-			}
+		if pairs := flatPairs(t, s, f); len(pairs) > 0 {
+			cs = append(cs, pairs...)
 		}
 	}
 	if len(cs) == 0 {
 		return missing("none of %s has values at two sweep points", joinOr(schemes))
 	}
 	return allNode(cs...)
+}
+
+// flatOrVanished: for each scheme, either flat (every pair of points
+// within factor f) or vanished at every point (vanishesEverywhere): a
+// curve at the err2 floor is unaffected by the sweep, but its ratios are
+// 1 by construction and decide nothing, so the absolute reading decides
+// it.
+func flatOrVanished(t *Trials, schemes []string, f float64) *node {
+	var cs []*node
+	for _, s := range schemes {
+		pairs := flatPairs(t, s, f)
+		if len(pairs) == 0 {
+			continue
+		}
+		cs = append(cs, anyNode(allNode(pairs...), vanishesEverywhere(t, s)))
+	}
+	if len(cs) == 0 {
+		return missing("none of %s has values at two sweep points", joinOr(schemes))
+	}
+	return allNode(cs...)
+}
+
+// flatPairs returns the comparisons s(p) < f·s(q) for every ordered pair
+// of s's sweep points.
+func flatPairs(t *Trials, s string, f float64) []*node {
+	var cs []*node
+	ps := t.points(s)
+	if len(ps) < 2 {
+		return nil
+	}
+	for _, p := range ps {
+		for _, q := range ps {
+			if p == q {
+				continue
+			}
+			cs = append(cs, ratioLeaf(t, t.at(p)+" vs "+t.at(q),
+				fmt.Sprintf("%s(%s) < %g×%s(%s)", s, t.at(p), f, s, t.at(q)), ref{s, p}, 1, ref{s, q}, f))
+		}
+	}
+	return cs
 }
 
 // endpoints returns the first and last sweep points (by x) of scheme s.

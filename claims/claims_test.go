@@ -1,9 +1,9 @@
 package claims_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -106,7 +106,7 @@ var blocksHold = blocks(func(s string, T float64) float64 {
 	floor := 2 / math.Sqrt(T/10)
 	switch s {
 	case "wvcmc-noma":
-		return 0.01
+		return claims.VanishLevel / 10 // vanished
 	case "wgcmc-noma":
 		return 2 / math.Sqrt(T)
 	case "wgcmc-oma", "cmc-noiseless":
@@ -123,7 +123,7 @@ var blocksFail = blocks(func(s string, T float64) float64 {
 	case "wvcmc-noma":
 		return 3 / math.Sqrt(T) // worse than wgcmc-noma, still decaying at T ≈ 7
 	case "wgcmc-noma":
-		return 2 / math.Sqrt(T)
+		return 0.1 // flat: needs no more blocks
 	case "wgcmc-oma":
 		return floor + 0.5 // floors
 	case "gcmc", "cmc-noiseless":
@@ -292,7 +292,7 @@ var mnistHold = world{xname: "snr_db", xs: mnistXs, schemes: allSchemes, mean: f
 	case "wgcmc-noma":
 		return 0.45 + 0.02*x
 	case "best-single":
-		return 0.6 // below gcmc and wgcmc-oma from 10 dB on
+		return 0.35 // below gcmc and wgcmc-oma at every SNR
 	}
 	return 0.3
 }}
@@ -325,6 +325,7 @@ type claimCase struct {
 var claimCases = []claimCase{
 	{"fig2-wvcmc-noma-fastest", blocksHold, blocksFail, blocksHold.at(20, 50, 2000)},
 	{"fig2-wvcmc-noma-vanishes", blocksHold, blocksFail, blocksHold.at(20, 50, 2000)},
+	{"fig2-others-need-many-blocks", blocksHold, blocksFail, blocksHold.at(20, 50, 2000)},
 	{"fig2-wgcmc-optimal", blocksHold, blocksFail, blocksHold.without("cmc-noiseless")},
 	{"fig2-gcmc-not-optimal", blocksHold, blocksFail, blocksHold.without("cmc-noiseless")},
 
@@ -426,9 +427,6 @@ func TestClaimsOnSyntheticTrials(t *testing.T) {
 					// The deciding comparison agrees with the verdict.
 					if ok && (o.Verdict == claims.Holds || o.Verdict == claims.Fails) && d.Verdict != o.Verdict {
 						t.Errorf("%s on the %q world: verdict %v, deciding comparison %v", c.ID, w.name, o.Verdict, d.Verdict)
-					}
-					if w.name == "n=5" && o.TrialsToDecide <= w.n {
-						t.Errorf("%s with 5 trials: trials to decide %d, want more than 5", c.ID, o.TrialsToDecide)
 					}
 				}
 			}
@@ -623,24 +621,6 @@ func TestComparisonsArePaired(t *testing.T) {
 	}
 }
 
-// An inconclusive claim says how many trials would decide it; with twice
-// as many (and the same effect), it is decided.
-func TestTrialsToDecide(t *testing.T) {
-	w := world{xname: "snr_db", xs: []float64{0}, schemes: []string{"wgcmc-oma", "wgcmc-noma"}, noise: 0.3,
-		mean: func(s string, _ float64) float64 { return map[string]float64{"wgcmc-oma": 1, "wgcmc-noma": 1.08}[s] }}
-	c, _ := claims.Lookup("fig3-wgcmc-noma-worse")
-	o := c.Evaluate(w.result("err2", 20), scheme.Paper)
-	if o.Verdict != claims.Inconclusive || o.TrialsToDecide <= 20 {
-		t.Fatalf("8%% difference at n = 20: %v, trials to decide %d (%s)", o.Verdict, o.TrialsToDecide, o.Reason)
-	}
-	if !strings.Contains(o.Reason, "trials per point would decide") {
-		t.Errorf("reason %q does not say how many trials would decide", o.Reason)
-	}
-	if o2 := c.Evaluate(w.result("err2", 2*o.TrialsToDecide), scheme.Paper); o2.Verdict != claims.Holds {
-		t.Errorf("with %d trials: %v (%s)", 2*o.TrialsToDecide, o2.Verdict, o2.Reason)
-	}
-}
-
 // The same result gives the same outcome: the bootstrap is seeded from the
 // claim, protocol and comparison.
 func TestEvaluateDeterministic(t *testing.T) {
@@ -651,7 +631,8 @@ func TestEvaluateDeterministic(t *testing.T) {
 		t.Fatal("two evaluations differ")
 	}
 	for i := range a.Comparisons {
-		if !reflect.DeepEqual(a.Comparisons[i], b.Comparisons[i]) {
+		// Printed, so that a NaN (no standard error) equals itself.
+		if fmt.Sprintf("%+v", a.Comparisons[i]) != fmt.Sprintf("%+v", b.Comparisons[i]) {
 			t.Errorf("comparison %d differs: %+v vs %+v", i, a.Comparisons[i], b.Comparisons[i])
 		}
 	}
@@ -684,8 +665,8 @@ func TestClaimsMatchExperiments(t *testing.T) {
 		if c.Quote == "" || c.Section == "" || c.Threshold == "" || c.Source == "" {
 			t.Errorf("%s: incomplete claim %+v", c.ID, c)
 		}
-		if len(c.Protocols()) != 2 {
-			t.Errorf("%s: protocols %v", c.ID, c.Protocols())
+		if want := 2; c.MapFree && len(c.Protocols()) != 1 || !c.MapFree && len(c.Protocols()) != want {
+			t.Errorf("%s: protocols %v (map-free %v)", c.ID, c.Protocols(), c.MapFree)
 		}
 		// Claims on the paper's in-sample metric have a fresh-signal twin
 		// wherever the experiment reports one (issue 8).

@@ -9,13 +9,14 @@ import (
 	"github.com/wcmc-project/wcmc/runner"
 )
 
-// Level is the two-sided confidence level of every comparison's interval,
-// and 1 − Level bounds the rate of spurious verdicts: a claim at its
-// boundary is spuriously held with nominal probability (1 − Level)/2, and
-// spuriously failed with as much, however many comparisons it is made of
-// (see node). On skewed trials the bootstrap's own error adds to this;
-// the calibration test checks each real rate stays within Monte Carlo
-// error of 1 − Level.
+// Level is the two-sided confidence level of every comparison's interval:
+// a claim at its boundary is spuriously held with nominal probability
+// α = (1 − Level)/2 = 0.5%, and spuriously failed with as much, however
+// many comparisons it is made of (see node). The calibration test
+// (calibration_test.go) checks the real rates through the claims' own
+// checks: within Monte Carlo error of α on skewed trials (log-normal
+// σ = 1, χ²₁) from MinTrials on; above it, at the rates Method states,
+// where one scheme's values are heavy-tailed or rarely 50× larger.
 const Level = 0.99
 
 // Estimate is the mean of one scheme's values at one sweep point over its
@@ -36,8 +37,8 @@ func (e Estimate) At() string { return e.XName + "=" + runner.FormatX(e.X) }
 // String returns "mean (n=…)".
 func (e Estimate) String() string {
 	s := fmt.Sprintf("%s (n=%d)", Num(e.Mean), e.N)
-	if e.What == "spread" {
-		s = "spread " + s
+	if e.What != "mean" && e.What != "" {
+		s = e.What + " " + s
 	}
 	return s
 }
@@ -61,10 +62,11 @@ func Num(v float64) string {
 // than b", spread(b)/spread(a) for "a spreads less than b". Stat, Lo and
 // Hi are θ̂ and its two-sided Level interval, SE its delta-method
 // standard error; PHold and PFail are the one-sided bootstrap p-values of
-// θ ≤ 0 and θ ≥ 0. The verdict is the comparison's after the claim's
-// multiplicity correction: holds when PHold is below the threshold the
-// claim's formula gives it, fails likewise with PFail, inconclusive
-// otherwise.
+// θ ≤ 0 and θ ≥ 0 (for a direction decided with all trials, the larger of
+// that and the p-value without the trial whose leaving out weakens it
+// most). The verdict is the comparison's after the claim's multiplicity
+// correction: holds when PHold is below the threshold the claim's formula
+// gives it, fails likewise with PFail, inconclusive otherwise.
 type Comparison struct {
 	At           string // where, e.g. "snr_db=5" or "T=7 vs T=2000"
 	Test         string // what, e.g. "wvcmc-noma < gcmc"
@@ -77,6 +79,9 @@ type Comparison struct {
 	Resamples    int
 	Verdict      Verdict
 	Note         string // why it could not decide, if so
+	// Fragile: decided with all trials, but not without the one whose
+	// leaving out weakens the verdict most (see Note); not decided.
+	Fragile bool
 }
 
 // Ratio returns the contrast and its interval as ratios, exp(θ̂) and
@@ -158,15 +163,20 @@ func contrastLeaf(t *Trials, at, test string, offset float64, transform func([]f
 		trials[i] = t.trialsOf(refs...)
 		c.N = min(c.N, len(trials[i]))
 	}
-	con := &contrast{offset: offset}
+	con := &contrast{offset: offset, transform: transform}
 	atFloor := true // every value compared is an err2 at Err2Floor
 	infSign := 0.0
+	infOnOne := false // an infinite mean rests on one trial's +Inf
 	seen := map[ref]bool{}
 	notPositive := ""
 	for i, g := range groups {
-		s := sample{}
+		s := sample{trials: trials[i]}
+		if len(groups) > 1 {
+			s.at = t.at(g[0].point)
+		}
 		for _, tm := range g {
 			col, _ := t.column(tm.ref, trials[i])
+			raw := col
 			if transform != nil && len(col) > 0 {
 				col = transform(col)
 			}
@@ -178,12 +188,16 @@ func contrastLeaf(t *Trials, at, test string, offset float64, transform func([]f
 			switch {
 			case math.IsInf(m, 1):
 				infSign += math.Copysign(1, tm.w)
+				infOnOne = infOnOne || countInf(col) == 1
 				continue
 			case !(m > 0) && notPositive == "":
 				notPositive = fmt.Sprintf("the %s of %s at %s is not positive", what, tm.scheme, t.at(tm.point))
 			}
 			s.cols = append(s.cols, col)
 			s.w = append(s.w, tm.w)
+			if transform != nil {
+				s.raw = append(s.raw, raw)
+			}
 			atFloor = atFloor && transform == nil && isErr2(t.Metric) && !slices.ContainsFunc(col, func(v float64) bool { return v != Err2Floor })
 		}
 		if len(s.cols) > 0 {
@@ -198,6 +212,12 @@ func contrastLeaf(t *Trials, at, test string, offset float64, transform func([]f
 		c.Note = "an infinite mean (some trial gave +Inf)"
 		c.Verdict = Inconclusive
 		switch {
+		case infOnOne:
+			// Leaving that trial out makes the mean finite: as fragile as
+			// any comparison decided by one trial.
+			c.Note, l.fixed = "an infinite mean resting on one trial's +Inf: not decided", true
+		case c.N < minTrials:
+			c.Note, l.fixed = fmt.Sprintf("an infinite mean (some trials gave +Inf), at n = %d trials, fewer than the %d needed to decide", c.N, minTrials), true
 		case infSign > 0:
 			c.Stat, c.Lo, c.Hi, c.PHold = math.Inf(1), math.Inf(1), math.Inf(1), 0
 		case infSign < 0:
@@ -232,15 +252,97 @@ func contrastLeaf(t *Trials, at, test string, offset float64, transform func([]f
 	return n
 }
 
+// zeroWidthNote is the note of a comparison whose standard error is zero.
+const zeroWidthNote = "every trial gives the same ratio: no Monte Carlo error estimate, not decided"
+
 // run bootstraps the leaf's contrast (unless its verdict is fixed),
 // seeding the generator from key and the comparison.
 func (l *leaf) run(key string, resamples int, tauH, tauF float64) {
 	if l.fixed || l.con == nil {
 		return
 	}
-	b := l.con.bootstrap(seeded(key, l.cmp.At, l.cmp.Test), resamples, tauH, tauF)
+	b := l.con.bootstrap(seeded(key, l.cmp.At, l.cmp.Test), resamples, tauH, tauF, true)
 	c := &l.cmp
 	c.Stat, c.SE, c.Lo, c.Hi, c.PHold, c.PFail, c.Resamples = b.stat, b.se, b.lo, b.hi, b.pHold, b.pFail, b.resamples
+	if b.degenerate {
+		c.Note = joinNotes(c.Note, zeroWidthNote)
+	}
+}
+
+// recheck re-runs the bootstrap of a leaf that reached verdict v (Holds or
+// Fails) at threshold tau, leaving out the trial whose removal moves its
+// estimate furthest the other way (contrast.leaveOneOut). The re-run's
+// resamples follow the same rule as the first run's for that direction
+// (fixed in advance by the leaf's smallest threshold), and it is seeded
+// from key, the comparison and the direction. The leaf's p-value in that
+// direction becomes the larger of the two: still a valid p-value, since
+// P(max(p, p₋) ≤ τ) ≤ P(p ≤ τ) ≤ τ whichever trial is left out.
+func (l *leaf) recheck(n *node, key string, resamples int, v Verdict, tau float64) {
+	down := v == Holds
+	g, i, _ := l.con.leaveOneOut(down)
+	tauH, tauF := 1.0, n.tauF
+	if down {
+		tauH, tauF = n.tauH, 1
+	}
+	b := l.con.without(g, i).bootstrap(seeded(key, l.cmp.At, l.cmp.Test, "without one trial", v.String()), resamples, tauH, tauF, false)
+	p := b.pFail
+	if down {
+		p = b.pHold
+	}
+	s := l.con.samples[g]
+	l.loo = &looCheck{dir: v, tau: tau, trial: s.trials[i], at: s.at, stat: b.stat, se: b.se, p: p, degenerate: b.degenerate}
+	if down {
+		l.cmp.PHold = max(l.cmp.PHold, p)
+	} else {
+		l.cmp.PFail = max(l.cmp.PFail, p)
+	}
+}
+
+// looCheck is the re-check of a decided comparison without one trial.
+type looCheck struct {
+	dir        Verdict // the verdict re-checked: Holds or Fails
+	tau        float64 // the threshold it was reached at
+	trial      int     // the trial left out
+	at         string  // where that trial was run, when samples are unpaired
+	stat, se   float64 // θ̂ and its standard error without it
+	p          float64 // the p-value in direction dir without it
+	degenerate bool    // without it, se is zero
+}
+
+// fragile reports whether the verdict does not survive leaving the trial
+// out.
+func (c *looCheck) fragile() bool { return c != nil && c.p > c.tau }
+
+// note says why a fragile comparison is not decided.
+func (c *looCheck) note() string {
+	where := ""
+	if c.at != "" {
+		where = " at " + c.at
+	}
+	if c.degenerate {
+		return fmt.Sprintf("%s only with trial %d%s: leaving it out, %s", c.dir, c.trial, where, zeroWidthNote)
+	}
+	return fmt.Sprintf("%s only with trial %d%s: leaving it out gives ratio %s with p = %.2g, above the threshold %.2g it was decided at; not decided",
+		c.dir, c.trial, where, Num(math.Exp(c.stat)), c.p, c.tau)
+}
+
+// joinNotes joins two notes with "; ".
+func joinNotes(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// countInf returns how many of x are +Inf.
+func countInf(x []float64) int {
+	n := 0
+	for _, v := range x {
+		if math.IsInf(v, 1) {
+			n++
+		}
+	}
+	return n
 }
 
 func mean(x []float64) float64 {

@@ -26,7 +26,10 @@ import (
 // The root decides at α = (1 − Level)/2 in each direction, so a claim at
 // its boundary is spuriously held, or spuriously failed, with probability
 // at most α each (as far as the comparisons' p-values are valid), however
-// many comparisons it is made of.
+// many comparisons it is made of. A comparison decided is then re-checked
+// without the trial that weakens it most (leaf.recheck): its p-value
+// becomes the larger of the two, and the formula is decided again on
+// those p-values, so that no verdict rests on one trial.
 type node struct {
 	all      bool
 	children []*node
@@ -44,6 +47,10 @@ type leaf struct {
 	fixed bool // cmp carries its final verdict (not evaluated, too few trials)
 	// minTrials is the fewest trials at which the comparison decides.
 	minTrials int
+	// thH, thF are the thresholds assign last gave the leaf.
+	thH, thF float64
+	// loo is the re-check of a verdict reached with all trials, if any.
+	loo *looCheck
 }
 
 // allNode is the formula that every child holds.
@@ -158,10 +165,12 @@ func holm(ps []float64, t float64) []float64 {
 // hands down from the root's (thH, thF).
 func (n *node) assign(thH, thF float64) {
 	if n.leaf != nil {
-		c := &n.leaf.cmp
-		if n.leaf.fixed {
+		l := n.leaf
+		c := &l.cmp
+		if l.fixed {
 			return
 		}
+		l.thH, l.thF = thH, thF
 		switch {
 		case c.PHold <= thH:
 			c.Verdict = Holds
@@ -169,8 +178,14 @@ func (n *node) assign(thH, thF float64) {
 			c.Verdict = Fails
 		default:
 			c.Verdict = Inconclusive
-			if c.Note == "" && (c.PHold <= alpha || c.PFail <= alpha) {
-				c.Note = "its interval excludes equality on its own, but not after the Holm correction across the claim's comparisons"
+			switch {
+			case l.loo.fragile():
+				if !c.Fragile {
+					c.Fragile = true
+					c.Note = joinNotes(c.Note, l.loo.note())
+				}
+			case c.Note == "" && (c.PHold <= alpha || c.PFail <= alpha):
+				c.Note = holmNote
 			}
 		}
 		return
@@ -190,6 +205,10 @@ func (n *node) assign(thH, thF float64) {
 		c.assign(hs[i], fs[i])
 	}
 }
+
+// holmNote is the note of a comparison decided on its own but not after
+// the Holm correction.
+const holmNote = "its interval excludes equality on its own, but not after the Holm correction across the claim's comparisons"
 
 func fill(n int, v float64) []float64 {
 	out := make([]float64, n)
@@ -255,8 +274,11 @@ func (n *node) strength(v Verdict) float64 {
 	return out
 }
 
-// toDecide predicts, from the leaves' estimates and standard errors, how
-// n would be decided with more trials and at how many trials per point:
+// toDecide picks the comparison an inconclusive claim waits for, by a
+// normal-theory extrapolation from the leaves' estimates and standard
+// errors of how n would be decided with more trials and at how many trials
+// per point (an ordering only: reruns at that many trials decide far less
+// often than the extrapolation suggests, so the number is not reported):
 // a leaf goes the way of its estimate and needs trialsToDecide (its
 // current n if already decided); "all" fails with its quickest failing
 // child and otherwise holds with its slowest holding one, "any" the mirror
@@ -266,17 +288,22 @@ func (n *node) strength(v Verdict) float64 {
 func (n *node) toDecide() (v Verdict, trials int, at *node) {
 	if n.leaf != nil {
 		c := n.leaf.cmp
+		nc, stat, se := c.N, c.Stat, c.SE
+		if l := n.leaf.loo; c.Fragile && !l.degenerate {
+			// At the effect seen without the trial that alone decided it.
+			nc, stat, se = c.N-1, l.stat, l.se
+		}
 		switch {
 		case c.Verdict == Holds || c.Verdict == Fails:
 			return c.Verdict, c.N, n
-		case c.Verdict == NotEvaluated || c.N < 2 || c.Stat == 0 || math.IsNaN(c.Stat) || math.IsInf(c.Stat, 0):
+		case c.Verdict == NotEvaluated || nc < 2 || stat == 0 || math.IsNaN(stat) || math.IsInf(stat, 0) || c.Fragile && n.leaf.loo.degenerate:
 			return Inconclusive, 0, n
 		}
 		v, tau := Holds, n.tauH
-		if c.Stat < 0 {
+		if stat < 0 {
 			v, tau = Fails, n.tauF
 		}
-		t := trialsToDecide(c.N, c.Stat, c.SE, tau)
+		t := trialsToDecide(nc, stat, se, tau)
 		if t == 0 {
 			return Inconclusive, 0, n
 		}
@@ -327,24 +354,31 @@ func evaluateWith(n *node, key string, resamples int) Outcome {
 		return notEvaluated("nothing to compare")
 	}
 	n.thresholds(alpha, alpha)
-	// Each leaf has its own seeded generator, so running them in parallel
-	// gives the same outcome on any number of cores.
-	var wg sync.WaitGroup
-	next := make(chan *node)
-	for range min(runtime.GOMAXPROCS(0), len(leaves)) {
-		wg.Go(func() {
-			for l := range next {
-				l.leaf.run(key, resamples, l.tauH, l.tauF)
-			}
-		})
-	}
-	for _, l := range leaves {
-		next <- l
-	}
-	close(next)
-	wg.Wait()
+	parallel(leaves, func(l *node) { l.leaf.run(key, resamples, l.tauH, l.tauF) })
 	n.combine()
 	n.assign(alpha, alpha)
+	// Every comparison decided is re-checked without its most influential
+	// trial; its p-value becomes the larger of the two, and the formula is
+	// decided anew. Raising p-values only removes rejections (Holm's
+	// step-down and the intersection-union test are monotone), so the
+	// comparisons undecided now need no re-check.
+	var decided []*node
+	for _, l := range leaves {
+		if v := l.leaf.cmp.Verdict; !l.leaf.fixed && l.leaf.con != nil && (v == Holds || v == Fails) {
+			decided = append(decided, l)
+		}
+	}
+	if len(decided) > 0 {
+		parallel(decided, func(l *node) {
+			v, tau := l.leaf.cmp.Verdict, l.leaf.thH
+			if v == Fails {
+				tau = l.leaf.thF
+			}
+			l.leaf.recheck(l, key, resamples, v, tau)
+		})
+		n.combine()
+		n.assign(alpha, alpha)
+	}
 	o := Outcome{Deciding: -1}
 	for _, l := range leaves {
 		o.Comparisons = append(o.Comparisons, l.leaf.cmp)
@@ -361,20 +395,46 @@ func evaluateWith(n *node, key string, resamples int) Outcome {
 		o.Verdict, o.Deciding = Fails, idx(n.deciding(Fails))
 	default:
 		o.Verdict = Inconclusive
-		_, t, d := n.toDecide()
-		o.TrialsToDecide = t
+		_, _, d := n.toDecide()
 		o.Deciding = idx(d)
 	}
 	o.Reason = reason(o)
 	return o
 }
 
+// parallel runs f on every node. Each leaf has its own seeded generator,
+// so running them in parallel gives the same outcome on any number of
+// cores.
+func parallel(nodes []*node, f func(*node)) {
+	var wg sync.WaitGroup
+	next := make(chan *node)
+	for range min(runtime.GOMAXPROCS(0), len(nodes)) {
+		wg.Go(func() {
+			for l := range next {
+				f(l)
+			}
+		})
+	}
+	for _, l := range nodes {
+		next <- l
+	}
+	close(next)
+	wg.Wait()
+}
+
+// fragileKey counts fragile comparisons in reason.
+const fragileKey Verdict = -1
+
 // reason states the verdict in one line: how many comparisons hold, fail
-// or stay undecided, and the deciding comparison.
+// or stay undecided (and how many of these are fragile), and the deciding
+// comparison.
 func reason(o Outcome) string {
 	count := map[Verdict]int{}
 	for _, c := range o.Comparisons {
 		count[c.Verdict]++
+		if c.Fragile {
+			count[fragileKey]++
+		}
 	}
 	m := len(o.Comparisons)
 	d := o.Comparisons[o.Deciding]
@@ -394,8 +454,8 @@ func reason(o Outcome) string {
 		parts = append(parts, fmt.Sprintf("%d undecided", count[Inconclusive]+count[NotEvaluated]))
 		s = fmt.Sprintf("%s; deciding %s", strings.Join(parts, ", "), d.Brief())
 	}
-	if o.Verdict == Inconclusive && o.TrialsToDecide > 0 {
-		s += fmt.Sprintf("; about %d trials per point would decide it at the observed effect", o.TrialsToDecide)
+	if f := count[fragileKey]; f > 0 {
+		s += fmt.Sprintf("; %d of %d comparisons fragile (decided with all trials, not without the most influential one)", f, m)
 	}
 	return s
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -195,6 +196,19 @@ func TestWriteCSVAndTable(t *testing.T) {
 	}
 	if recs[2][0] != "theta[2]" || recs[2][1] != "NaN" || recs[2][9] != "NaN" {
 		t.Errorf("row 2 %q", recs[2])
+	}
+	// ReadCSV reads every number back exactly, NaN included.
+	b.Reset()
+	WriteCSV(&b, names, rows)
+	gotNames, gotRows, err := ReadCSV(&b)
+	if err != nil || !slices.Equal(gotNames, names) || len(gotRows) != 2 ||
+		gotRows[0] != rows[0] || !math.IsNaN(gotRows[1].Mean) || !math.IsNaN(gotRows[1].Rhat) || gotRows[1].SD != 0 {
+		t.Errorf("ReadCSV: %q %+v, %v", gotNames, gotRows, err)
+	}
+	for _, bad := range []string{"param,mean\ntheta[1],1\n", strings.Join(CSVHeader, ",") + "\ntheta[1],x,1,1,1,1,1,1,1,1\n"} {
+		if _, _, err := ReadCSV(strings.NewReader(bad)); err == nil {
+			t.Errorf("ReadCSV(%q): no error", bad)
+		}
 	}
 	b.Reset()
 	if err := WriteTable(&b, names, rows); err != nil {

@@ -93,6 +93,39 @@ func WriteCSV(w io.Writer, names []string, rows []Summary) error {
 	return cw.Error()
 }
 
+// ReadCSV reads back what WriteCSV wrote: the parameter names and, per
+// row, the Summary fields the table holds (the others are zero). It
+// returns an error naming the line when the header is not CSVHeader or a
+// number does not read.
+func ReadCSV(r io.Reader) (names []string, rows []Summary, err error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = len(CSVHeader)
+	header, err := cr.Read()
+	if err != nil {
+		return nil, nil, fmt.Errorf("header: %w", err)
+	}
+	if strings.Join(header, ",") != strings.Join(CSVHeader, ",") {
+		return nil, nil, fmt.Errorf("header %q, want %q", strings.Join(header, ","), strings.Join(CSVHeader, ","))
+	}
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return names, rows, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		var v [9]float64
+		for i := range v {
+			if v[i], err = strconv.ParseFloat(rec[i+1], 64); err != nil {
+				return nil, nil, fmt.Errorf("line %d, %s: %q is not a number", line, CSVHeader[i+1], rec[i+1])
+			}
+		}
+		names = append(names, rec[0])
+		rows = append(rows, Summary{Mean: v[0], SD: v[1], Q05: v[2], Q50: v[3], Q95: v[4], MCSEMean: v[5], ESSBulk: v[6], ESSTail: v[7], Rhat: v[8]})
+	}
+}
+
 // WriteTable writes the columns of WriteCSV as an aligned table for
 // reading: four significant digits, ESS rounded to whole draws, R̂ to four
 // decimals. It panics if names and rows differ in length.

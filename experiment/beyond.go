@@ -23,14 +23,14 @@ func registerBeyond() {
 	// two share no data parameters, reference or metric set.
 	csi := "0,0.01,0.02,0.05,0.1,0.2"
 	register(withDefaults(gaussSpec("csi-error-gauss", FigureBeyond,
-		"err2 vs the variance of the workers' channel-estimate error (Ĥ = H + E), heterogeneous Gaussian subposteriors, Rayleigh fading, 20 dB, T = 2000",
+		"err2 vs the variance of the workers' channel-estimate error (Ĥ = H + E), {subposteriors} Gaussian subposteriors, {fading} fading, {snr_db} dB, T = {T}",
 		"csi_error", "CSI error variance σₑ² (relative to the channel's unit-power entries)", false, "heterogeneous", "2000", "20",
 		map[string]string{"trials": "4", "csi_error": "0,0.05,0.2"}),
 		map[string]string{"fading": "rayleigh", "csi_error": csi}))
 	register(probitSpec(probitVariant{
 		id: "csi-error-probit", fig: FigureBeyond, x: "csi_error",
 		xlabel: "CSI error variance σₑ² (relative to the channel's unit-power entries)",
-		desc:   "probit regression (d = 5, N = 8500): err2 vs the variance of the workers' channel-estimate error, Rayleigh fading (l = 2), 20 dB, T = 1000, K = 20",
+		desc:   "probit regression (d = {d}, N = {N}): err2 vs the variance of the workers' channel-estimate error, {fading} fading (l = {repetition}), {snr_db} dB, T = {T}, K = {K}",
 		over:   map[string]string{"csi_error": csi, "snr_db": "20"},
 		quick: map[string]string{"trials": "2", "csi_error": "0,0.1", "T": "200", "ref_samples": "2000",
 			"N": "2000", "fresh_factor": "4"},
@@ -38,7 +38,7 @@ func registerBeyond() {
 
 	// Unequal SNR at a fixed mean SNR in dB, on the Fig. 3 setting.
 	register(withDefaults(gaussSpec("snr-spread", FigureBeyond,
-		"err2 vs the spread Δ of the per-worker SNR (offsets evenly spaced over ±Δ/2 dB, randomly assigned per trial; mean 10 dB), heterogeneous Gaussian subposteriors, T = 2000",
+		"err2 vs the spread Δ of the per-worker SNR (offsets evenly spaced over ±Δ/2 dB, randomly assigned per trial; mean {snr_db} dB), {subposteriors} Gaussian subposteriors, T = {T}",
 		"snr_spread_db", "spread of the per-worker SNR (dB)", false, "heterogeneous", "2000", "10",
 		map[string]string{"trials": "4", "snr_spread_db": "0,20"}),
 		map[string]string{"snr_spread_db": "0,5,10,15,20,30"}))
@@ -50,11 +50,11 @@ func registerBeyond() {
 	// sufficient statistics (docs/BEYOND.md note 16).
 	digital := map[string]string{"digital": "true", "side_info_bits": digitalSideBits}
 	register(withDefaults(gaussSpec("analog-vs-digital", FigureBeyond,
-		"analog schemes vs the ideal digital baselines (side information charged): err2 vs SNR, heterogeneous Gaussian subposteriors, T = 2000",
+		"analog schemes vs the ideal digital baselines (side information charged): err2 vs SNR, {subposteriors} Gaussian subposteriors, T = {T}",
 		"snr_db", "SNR (dB)", false, "heterogeneous", "2000", "-10,-5,0,5,10,15,20,25,30",
 		map[string]string{"trials": "4", "snr_db": "0,10,25"}), digital))
 	register(withDefaults(gaussSpec("analog-vs-digital-uses", FigureBeyond,
-		"analog schemes vs the ideal digital baselines (side information charged): err2 vs real channel uses per sample and worker (repetition l, m_r = l·d), 10 dB, heterogeneous Gaussian subposteriors, T = 2000",
+		"analog schemes vs the ideal digital baselines (side information charged): err2 vs real channel uses per sample and worker (repetition l, m_r = l·d), {snr_db} dB, {subposteriors} Gaussian subposteriors, T = {T}",
 		"repetition", "real channel uses per sample and worker over d (repetition l)", false, "heterogeneous", "2000", "10",
 		map[string]string{"trials": "4", "repetition": "1,4"}),
 		merge(digital, map[string]string{"repetition": "1,2,3,4,6,8"})))
@@ -64,7 +64,7 @@ func registerBeyond() {
 	// constraint (peak_power = 0); truncated inversion skips the blocks
 	// whose inversion would exceed the peak.
 	register(withDefaults(gaussSpec("power-control", FigureBeyond,
-		"the paper's full channel inversion (peak 0) vs truncated inversion with peak energy P_peak per block: err2, heterogeneous Gaussian subposteriors, Rayleigh fading, 10 dB, T = 2000",
+		"the paper's full channel inversion (peak 0) vs truncated inversion with peak energy P_peak per block: err2, {subposteriors} Gaussian subposteriors, {fading} fading, {snr_db} dB, T = {T}",
 		"peak_power", "peak energy per block over the mean power P (0: the paper's full inversion)", false, "heterogeneous", "2000", "10",
 		map[string]string{"trials": "4", "peak_power": peakQuick}),
 		map[string]string{"fading": "rayleigh", "peak_power": peakSweep}))

@@ -23,12 +23,12 @@ import (
 
 func registerGauss() {
 	register(gaussSpec("gauss-blocks", "Fig. 2",
-		"err2 vs number of communication blocks T (S = T/K OMA, S = T NOMA), homogeneous Gaussian subposteriors, 5 dB",
+		"err2 vs number of communication blocks T (S = T/K OMA, S = T NOMA), {subposteriors} Gaussian subposteriors, {snr_db} dB",
 		"T", "communication blocks T", true, "homogeneous",
 		"5,7,10,20,50,100,200,500,1000,2000,5000,20000,50000", "5",
 		map[string]string{"trials": "4", "T": "7,20,200,2000"}))
 	register(gaussSpec("gauss-snr", "Fig. 3",
-		"err2 vs SNR, heterogeneous Gaussian subposteriors, T = 2000",
+		"err2 vs SNR, {subposteriors} Gaussian subposteriors, T = {T}",
 		"snr_db", "SNR (dB)", false, "heterogeneous",
 		"2000", "-10,-5,0,5,10,15,20,25,30",
 		map[string]string{"trials": "4", "snr_db": "-10,5,30"}))

@@ -35,12 +35,12 @@ var gradientSchemes = []string{SchemeWVCMCOMA, SchemeWVCMCNOMA, SchemeSGLD}
 
 func registerGradients() {
 	register(gradientSpec("probit-gradients", "Fig. 4",
-		"probit (d = 5): err2 vs gradients computed at the server, WVCMC (S = 50, 15 dB) vs SGLD",
+		"probit (d = {d}, N = {N}): err2 vs gradients computed at the server, WVCMC (S = {S}, {snr_db} dB, K = {K}) vs SGLD",
 		probitParams(), map[string]string{"snr_db": "15", "sgld_batch": "500", "sgld_gamma": "0.7", "sgld_burnin": "10000"},
 		map[string]string{"trials": "2", "N": "2000", "ref_samples": "2000", "gradients": "1e5,1e6,1e7", "sgld_burnin": "1000"},
 		100, decodeSynthetic))
 	register(gradientSpec("mnist-gradients", "Fig. 9",
-		"MNIST 0 vs 1 (PCA 30): err2 vs gradients computed at the server, WVCMC (S = 50, 30 dB) vs SGLD",
+		"MNIST {class_a} vs {class_b} (PCA {pca_dim}): err2 vs gradients computed at the server, WVCMC (S = {S}, {snr_db} dB, K = {K}) vs SGLD",
 		mnistParams(), map[string]string{"snr_db": "30", "K": "10", "sgld_batch_frac": "0.05", "sgld_gamma": "0.52", "sgld_burnin": "80000"},
 		map[string]string{"trials": "2", "ref_samples": "1000", "gradients": "1e5,1e6", "sgld_burnin": "1000", "pca_dim": "10"},
 		100, decodeMNIST))

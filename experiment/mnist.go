@@ -35,8 +35,8 @@ func registerMNIST() {
 		id, fig, desc, streams string
 		metrics                []string
 	}{
-		{"mnist-snr", "Fig. 10", "MNIST 0 vs 1 (PCA 30): err2 vs SNR, T = 500, K = 10", "", probitMetrics},
-		{"mnist-kl", "Fig. 11", "MNIST 0 vs 1 (PCA 30): predictive KL on held-out digits vs SNR, T = 500, K = 10", "mnist-snr",
+		{"mnist-snr", "Fig. 10", "MNIST {class_a} vs {class_b} (PCA {pca_dim}): err2 vs SNR, T = {T}, K = {K}", "", probitMetrics},
+		{"mnist-kl", "Fig. 11", "MNIST {class_a} vs {class_b} (PCA {pca_dim}): predictive KL on held-out digits vs SNR, T = {T}, K = {K}", "mnist-snr",
 			[]string{"kl", "kl_fresh", "err2", "err2_fresh"}},
 	} {
 		snr.id, snr.fig, snr.desc = v.id, v.fig, v.desc

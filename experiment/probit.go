@@ -40,14 +40,14 @@ var probitMetricLabels = map[string]string{
 func registerProbit() {
 	register(probitSpec(probitVariant{
 		id: "probit-snr", fig: "Fig. 5", x: "snr_db", xlabel: "SNR (dB)",
-		desc: "probit regression (d = 5, N = 8500): err2 vs SNR, T = 1000, K = 20",
+		desc: "probit regression (d = {d}, N = {N}): err2 vs SNR, T = {T}, K = {K}",
 		over: map[string]string{"snr_db": "0,5,10,15,20,25,30,35"},
 		quick: map[string]string{"trials": "2", "snr_db": "5,25", "T": "200", "ref_samples": "2000",
 			"N": "2000", "fresh_factor": "4"},
 	}))
 	register(probitSpec(probitVariant{
 		id: "probit-workers", fig: "Fig. 6", x: "K", xlabel: "workers K", logx: true,
-		desc: "probit regression: err2 vs number of workers K, SNR 35 dB, T = 1000",
+		desc: "probit regression (d = {d}, N = {N}): err2 vs number of workers K, SNR {snr_db} dB, T = {T}",
 		over: map[string]string{"K": "5,10,20,30,40,50", "snr_db": "35",
 			"eta_oma": "2e-5", "eta_noma": "2e-6", "eta_over_k": "true"},
 		quick: map[string]string{"trials": "2", "K": "5,20", "T": "200", "ref_samples": "2000",
@@ -55,14 +55,14 @@ func registerProbit() {
 	}))
 	register(probitSpec(probitVariant{
 		id: "probit-heterogeneity", fig: "Fig. 7", x: "zeta", xlabel: "heterogeneity ζ",
-		desc: "probit regression: err2 vs class skew ζ of the shards (worker k: share ∝ k^-ζ of class 1, ∝ (K−k+1)^-ζ of class 0), 20 dB",
+		desc: "probit regression (d = {d}, N = {N}): err2 vs class skew ζ of the shards (worker k: share ∝ k^-ζ of class 1, ∝ (K−k+1)^-ζ of class 0), {snr_db} dB, T = {T}, K = {K}",
 		over: map[string]string{"zeta": "0,0.5,1,1.5,2", "snr_db": "20", "partition": "heterogeneous"},
 		quick: map[string]string{"trials": "2", "zeta": "0,2", "T": "200", "ref_samples": "2000",
 			"N": "2000", "fresh_factor": "4"},
 	}))
 	register(probitSpec(probitVariant{
 		id: "probit-highdim", fig: "Fig. 8", x: "snr_db", xlabel: "SNR (dB)",
-		desc: "probit regression, d = 300, N = 15000: err2 vs SNR, T = 10000, K = 20",
+		desc: "probit regression, d = {d}, N = {N}: err2 vs SNR, T = {T}, K = {K}",
 		over: map[string]string{"snr_db": "0,10,20,30", "d": "300", "N": "15000", "T": "10000",
 			"eta_oma": "1e-7", "eta_noma": "5e-9", "trials": "3", "physical": "false", "fresh_factor": "2"},
 		quick: map[string]string{"trials": "1", "snr_db": "20", "d": "40", "N": "3000", "T": "400",
@@ -72,10 +72,11 @@ func registerProbit() {
 
 // probitVariant is what distinguishes the synthetic probit experiments.
 type probitVariant struct {
-	id, fig, desc, x, xlabel string
-	logx                     bool
-	over                     map[string]string // defaults that differ from probitParams
-	quick                    map[string]string
+	id, fig, x, xlabel string
+	desc               string // a template: {name} is the value of parameter name (see describe)
+	logx               bool
+	over               map[string]string // defaults that differ from probitParams
+	quick              map[string]string
 }
 
 func probitParams() []runner.Param {

@@ -7,8 +7,10 @@ package experiment
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/wcmc-project/wcmc/runner"
 	"github.com/wcmc-project/wcmc/scheme"
@@ -29,10 +31,12 @@ func init() {
 // converged.
 const quickConvergedIters = "1000"
 
-// register stores s with the --quick cap of the converged protocol and,
-// when s has the parameter digital, the digital baselines among the
-// schemes it may report (scheme.Digital, plotted last).
+// register stores s with its description filled in (see describe), the
+// --quick cap of the converged protocol and, when s has the parameter
+// digital, the digital baselines among the schemes it may report
+// (scheme.Digital, plotted last).
 func register(s runner.Spec) {
+	s = describe(s)
 	if slices.ContainsFunc(s.Params, func(p runner.Param) bool { return p.Name == "digital" }) {
 		for _, d := range scheme.Digital {
 			if !slices.Contains(s.Schemes, d) {
@@ -47,6 +51,38 @@ func register(s runner.Spec) {
 		}
 	}
 	registry[s.ID] = s
+}
+
+// placeholder is a parameter's place in a description template: {name}.
+var placeholder = regexp.MustCompile(`\{([A-Za-z0-9_]+)\}`)
+
+// describe reads s.Description as a template in which {name} stands for
+// the value of parameter name, and returns s with Description filled in
+// at the defaults and Describe filling it in at a run's values, so that a
+// run's description names its own sizes. It panics on a placeholder that
+// names no parameter, or a brace outside a placeholder.
+func describe(s runner.Spec) runner.Spec {
+	tmpl := s.Description
+	defaults := map[string]string{}
+	for _, p := range s.Params {
+		defaults[p.Name] = p.Default
+	}
+	for _, m := range placeholder.FindAllStringSubmatch(tmpl, -1) {
+		if _, ok := defaults[m[1]]; !ok {
+			panic(fmt.Sprintf("experiment %s: the description names {%s}, which is not a parameter", s.ID, m[1]))
+		}
+	}
+	if strings.ContainsAny(placeholder.ReplaceAllString(tmpl, ""), "{}") {
+		panic(fmt.Sprintf("experiment %s: a brace outside a {parameter} in the description %q", s.ID, tmpl))
+	}
+	s.Description = expand(tmpl, func(name string) string { return defaults[name] })
+	s.Describe = func(v runner.Values) string { return expand(tmpl, v.Raw) }
+	return s
+}
+
+// expand replaces every {name} of tmpl with value(name).
+func expand(tmpl string, value func(name string) string) string {
+	return placeholder.ReplaceAllStringFunc(tmpl, func(m string) string { return value(m[1 : len(m)-1]) })
 }
 
 // All returns every experiment, ordered by ID.

@@ -2,8 +2,9 @@
 // one line with markers per series over a shaded band (a confidence
 // interval or the spread of trials, as the caller computes it), on linear
 // or log axes, with a title, a wrapped caption and the legend beside the
-// plot, saved as PNG (print resolution), SVG and PDF. It knows nothing of
-// the runner: a Chart is plain data.
+// plot, saved as PNG (print resolution), SVG and PDF. A ceiling
+// (Chart.Ceiling) caps a y axis that diverging values would stretch. It
+// knows nothing of the runner: a Chart is plain data.
 //
 // Tick labels follow one format per axis: a log axis is labelled at every
 // decade (every second or third one beyond fifteen decades), as plain
@@ -28,13 +29,17 @@ import (
 
 // Series is one curve: Mean[i] at X[i], with an optional band from Lo[i]
 // to Hi[i] (nil Lo and Hi: no band; Lo[i] and Hi[i] both NaN: no band at
-// that point). Points are drawn in increasing X.
+// that point). Points are drawn in increasing X. A band of one point
+// between points without one is drawn as a vertical bar.
 type Series struct {
 	Name     string
 	X, Mean  []float64
 	Lo, Hi   []float64
 	HideBand bool   // draw no band even if Lo and Hi are set
 	Style    *Style // nil: StyleOf(the series' index)
+	// Clipped, when set, marks the points at which some of the values
+	// summarised lie above the chart's Ceiling: each gets an arrow there.
+	Clipped []bool
 }
 
 // Style is how a series is drawn: its colour, its dash pattern (nil:
@@ -60,6 +65,14 @@ type Chart struct {
 	// points; every k-th one beyond MaxXLabels). Nil: automatic ticks.
 	XTicks []float64
 	Series []Series
+	// Ceiling, when > 0, caps the y axis: Mean, Lo and Hi values above it
+	// (+Inf included) are drawn at it and a dashed line marks it. A Mean
+	// drawn there carries an upward arrow in the series' colour instead of
+	// its marker; a point a series marks Clipped gets the arrow too.
+	Ceiling float64
+	// CeilingLabel is the legend entry of the arrows ("above the
+	// ceiling" when empty); the entry is shown when an arrow is drawn.
+	CeilingLabel string
 	// Width and Height of the figure; zero means DefaultWidth ×
 	// DefaultHeight.
 	Width, Height vg.Length
@@ -107,6 +120,9 @@ func (s Series) checkShapes() {
 	if (s.Lo == nil) != (s.Hi == nil) || (s.Lo != nil && (len(s.Lo) != n || len(s.Hi) != n)) {
 		panic(fmt.Sprintf("figure: series %q: Lo and Hi must both be nil or both have len(X)=%d", s.Name, n))
 	}
+	if s.Clipped != nil && len(s.Clipped) != n {
+		panic(fmt.Sprintf("figure: series %q: len(X)=%d, len(Clipped)=%d", s.Name, n, len(s.Clipped)))
+	}
 }
 
 // valid reports whether v can be placed on an axis (finite, and positive on
@@ -129,10 +145,13 @@ const (
 // confidence interval reaching below zero) is drawn down to the axis.
 type band struct{ lo, hi plotter.XYs }
 
-// traced is a series cut into drawable stretches.
+// traced is a series cut into drawable stretches, with the points that
+// carry its marker and those that carry a ceiling arrow instead.
 type traced struct {
-	lines []plotter.XYs
-	bands []band
+	lines  []plotter.XYs
+	bands  []band
+	points plotter.XYs
+	arrows plotter.XYs
 }
 
 // extent is a data range, empty while lo > hi.
@@ -151,28 +170,37 @@ func (c Chart) trace(s Series, xs, ys *extent) (traced, []string) {
 	var cur plotter.XYs
 	var cb band
 	flushBand := func() {
-		if len(cb.lo) >= 2 {
+		if len(cb.lo) >= 1 {
 			t.bands = append(t.bands, cb)
 		}
 		cb = band{}
 	}
 	for _, i := range sortedIndex(s.X) {
-		x, y := s.X[i], s.Mean[i]
+		x, y := s.X[i], c.capped(s.Mean[i])
+		capped := y != s.Mean[i] && !math.IsNaN(s.Mean[i])
 		if !valid(x, c.LogX) || !valid(y, c.LogY) {
-			dropped = append(dropped, fmtPoint(x, y))
+			dropped = append(dropped, fmtPoint(x, s.Mean[i]))
 			if len(cur) > 0 {
 				t.lines = append(t.lines, cur)
 				cur = nil
 			}
 		} else {
 			cur = append(cur, plotter.XY{X: x, Y: y})
+			if !capped {
+				t.points = append(t.points, plotter.XY{X: x, Y: y})
+			}
 			xs.add(x)
 			ys.add(y)
+		}
+		if c.Ceiling > 0 && valid(x, c.LogX) && (capped || (s.Clipped != nil && s.Clipped[i])) {
+			t.arrows = append(t.arrows, plotter.XY{X: x, Y: c.Ceiling})
+			xs.add(x)
+			ys.add(c.Ceiling)
 		}
 		if s.Lo == nil || s.HideBand {
 			continue
 		}
-		lo, hi := s.Lo[i], s.Hi[i]
+		lo, hi := c.capped(s.Lo[i]), c.capped(s.Hi[i])
 		if math.IsNaN(lo) && math.IsNaN(hi) { // no band at this point
 			flushBand()
 			continue
@@ -243,7 +271,13 @@ func (c Chart) build() (*plot.Plot, *plot.Legend, []string, error) {
 	setXAxis(&p.X, c.LogX, xs, c.XTicks)
 	setYAxis(&p.Y, c.LogY, ys)
 
+	if c.Ceiling > 0 && ys.hi >= c.Ceiling { // something is drawn at the ceiling
+		setCeiling(&p.Y, c.Ceiling)
+		p.Add(ceilingLine(c.Ceiling))
+	}
+
 	var lines []plot.Plotter
+	arrows := false
 	for si, s := range c.Series {
 		sty := StyleOf(si)
 		if s.Style != nil {
@@ -251,6 +285,14 @@ func (c Chart) build() (*plot.Plot, *plot.Legend, []string, error) {
 		}
 		col := sty.Color
 		for _, b := range traces[si].bands {
+			if len(b.lo) == 1 {
+				bar, err := c.bar(p, b, col)
+				if err != nil {
+					return nil, nil, nil, fmt.Errorf("series %q band: %w", s.Name, err)
+				}
+				p.Add(bar)
+				continue
+			}
 			ring := make(plotter.XYs, 0, 2*len(b.lo))
 			for _, q := range b.lo {
 				if c.LogY && q.Y <= 0 {
@@ -273,15 +315,37 @@ func (c Chart) build() (*plot.Plot, *plot.Legend, []string, error) {
 		lineStyle := draw.LineStyle{Color: col, Width: pt(1.5), Dashes: sty.Dashes}
 		glyph := draw.GlyphStyle{Color: col, Shape: sty.Shape, Radius: pt(3)}
 		for _, xys := range traces[si].lines {
-			l, sc, err := plotter.NewLinePoints(xys)
+			l, err := plotter.NewLine(xys)
 			if err != nil {
 				return nil, nil, nil, fmt.Errorf("series %q: %w", s.Name, err)
 			}
-			l.LineStyle, sc.GlyphStyle = lineStyle, glyph
-			lines = append(lines, l, sc)
+			l.LineStyle = lineStyle
+			lines = append(lines, l)
 		}
+		for _, m := range []struct {
+			pts   plotter.XYs
+			glyph draw.GlyphStyle
+		}{{traces[si].points, glyph}, {traces[si].arrows, arrowStyle(col)}} {
+			if len(m.pts) == 0 {
+				continue
+			}
+			sc, err := plotter.NewScatter(m.pts)
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("series %q: %w", s.Name, err)
+			}
+			sc.GlyphStyle = m.glyph
+			lines = append(lines, sc)
+		}
+		arrows = arrows || len(traces[si].arrows) > 0
 		// Every series is in the legend, even with nothing drawable.
 		leg.Add(s.Name, &plotter.Line{LineStyle: lineStyle}, &plotter.Scatter{GlyphStyle: glyph})
+	}
+	if arrows {
+		label := c.CeilingLabel
+		if label == "" {
+			label = "above the ceiling"
+		}
+		leg.Add(label, arrowThumb{arrowStyle(color.NRGBA{A: 255})})
 	}
 	p.Add(lines...) // lines above every band
 	return p, &leg, warns, nil

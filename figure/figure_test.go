@@ -337,3 +337,62 @@ func TestSourceDate(t *testing.T) {
 		}
 	}
 }
+
+// Values above the ceiling, +Inf included, are drawn at it: the y axis
+// ends just above it, nothing is left out, and the capped mean and the
+// points marked Clipped carry an arrow instead of a marker.
+func TestCeilingCapsTheAxis(t *testing.T) {
+	c := Chart{LogY: true, Ceiling: 1e4, Series: []Series{
+		{Name: "wild", X: []float64{1, 2, 3}, Mean: []float64{1, 2, 1e30},
+			Lo: []float64{0.5, 1, 1}, Hi: []float64{2, 3, math.Inf(1)}},
+		{Name: "tame", X: []float64{1, 2, 3}, Mean: []float64{1, 1, 1}, Clipped: []bool{true, false, false}},
+	}}
+	p, _, warns, err := c.build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 0 {
+		t.Errorf("values left out: %v", warns)
+	}
+	if top := 1e4 * math.Pow(1e4/p.Y.Min, ceilingMargin); p.Y.Min != 0.1 || p.Y.Max != top {
+		t.Errorf("y axis [%g, %g], want [0.1, %g]", p.Y.Min, p.Y.Max, top)
+	}
+	var xs, ys extent
+	wild, _ := c.trace(c.Series[0], &xs, &ys)
+	if len(wild.points) != 2 || len(wild.arrows) != 1 || wild.arrows[0].X != 3 || wild.arrows[0].Y != 1e4 {
+		t.Errorf("wild: markers %v, arrows %v", wild.points, wild.arrows)
+	}
+	if b := wild.bands[0]; len(b.hi) != 3 || b.hi[2].Y != 1e4 || wild.lines[0][2].Y != 1e4 {
+		t.Errorf("wild: band %v, line %v; want both capped at 1e4", b.hi, wild.lines[0])
+	}
+	tame, _ := c.trace(c.Series[1], &xs, &ys)
+	if len(tame.points) != 3 || len(tame.arrows) != 1 || tame.arrows[0].X != 1 {
+		t.Errorf("tame: markers %v, arrows %v", tame.points, tame.arrows)
+	}
+	// Without a ceiling the axis spans every value.
+	c.Ceiling = 0
+	p, _, _, err = c.build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Y.Max < 1e30 {
+		t.Errorf("without a ceiling the axis ends at %g", p.Y.Max)
+	}
+}
+
+// A band of one point, between points without one, is kept (drawn as a
+// bar) rather than dropped.
+func TestBandOfOnePoint(t *testing.T) {
+	c := Chart{LogY: true}
+	s := Series{Name: "one", X: []float64{1, 2, 3}, Mean: []float64{1, 2, 3},
+		Lo: []float64{math.NaN(), 1, math.NaN()}, Hi: []float64{math.NaN(), 4, math.NaN()}}
+	var xs, ys extent
+	tr, warns := c.trace(s, &xs, &ys)
+	if len(warns) != 0 || len(tr.bands) != 1 || len(tr.bands[0].lo) != 1 || tr.bands[0].hi[0].Y != 4 {
+		t.Errorf("bands %v, warnings %v", tr.bands, warns)
+	}
+	c.Series = []Series{s}
+	if _, err := c.Encode(&bytes.Buffer{}, "svg"); err != nil {
+		t.Error(err)
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/wcmc-project/wcmc/claims"
-	"github.com/wcmc-project/wcmc/scheme"
 )
 
 // esc escapes text for HTML element content and attribute values. The
@@ -58,6 +57,45 @@ func verdictSpan(v claims.Verdict) string {
 	return fmt.Sprintf(`<span class="v %s">%s</span>`, cls, esc(v.String()))
 }
 
+// htmlBottomLine writes the bottom line: the paper's statements with their
+// verdicts, then the findings.
+func htmlBottomLine(w *bufio.Writer, l layout) {
+	if len(l.bottom) == 0 {
+		return
+	}
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	p("<h2 id=\"bottom-line\">Bottom line</h2>\n<p>%s</p>\n<div class=\"scroll\"><table>\n", esc(bottomLegend))
+	htmlRow(w, "th", escAll(bottomHeader))
+	for _, b := range l.bottom {
+		htmlRow(w, "td", []string{esc(b.figure), fmt.Sprintf("<a class=\"id\" href=\"#%s\">%s</a>: “%s”", esc(b.id), esc(b.id), esc(b.quote)),
+			bottomCell(b.paper), bottomCell(b.converged), bottomCell(b.fresh)})
+	}
+	p("</table></div>\n")
+	if len(l.findings) > 0 {
+		p("<p>What a reader must know:</p>\n<ul>\n")
+		for _, f := range l.findings {
+			p("<li>%s</li>\n", esc(f))
+		}
+		p("</ul>\n")
+	}
+}
+
+// bottomCell renders a bottom-line verdict cell with the verdict's colour.
+func bottomCell(s string) string {
+	prefix, v, found := strings.Cut(s, ": ")
+	if !found {
+		v, prefix = s, ""
+	} else {
+		prefix += ": "
+	}
+	for _, vd := range claims.Verdicts {
+		if vd.String() == v {
+			return esc(prefix) + verdictSpan(vd)
+		}
+	}
+	return esc(s)
+}
+
 // figureID is the id of a figure element.
 func figureID(experiment, metric string) string { return "fig-" + experiment + "-" + metric }
 
@@ -81,20 +119,25 @@ func (r *Report) WriteHTML(out io.Writer) error {
 		p("<p>%s: %s %d · %s %d · %s %d · %s %d</p>\n", esc(string(c.protocol)), verdictSpan(claims.Holds), v[claims.Holds], verdictSpan(claims.Fails), v[claims.Fails],
 			verdictSpan(claims.Inconclusive), v[claims.Inconclusive], verdictSpan(claims.NotEvaluated), v[claims.NotEvaluated])
 	}
+	htmlBottomLine(w, l)
 	p("<p class=\"generated\">%s</p>\n<p>%s</p>\n", esc(l.generated), esc(l.compute))
 	if l.command != "" {
 		p("<p>Command: <code>%s</code></p>\n", esc(l.command))
 	}
-	p("<p>Settings: %s.</p>\n", esc(l.settings))
+	p("<p>Settings:</p>\n<ul>\n")
+	for _, s := range l.settings {
+		p("<li>%s</li>\n", esc(s))
+	}
+	p("</ul>\n")
 	htmlTOC(w, l)
 
 	p("<h2 id=\"claims\">Claims%s</h2>\n<p>%s</p>\n<div class=\"scroll\"><table>\n<tr><th>Claim</th><th>Figure</th><th>Metric</th>", topLink, esc(protocolLegend))
-	for _, pr := range scheme.Protocols {
+	for _, pr := range judgedUnder {
 		p("<th>%s</th>", esc(string(pr)))
 	}
 	p("</tr>\n")
 	for _, c := range l.claims {
-		p("<tr><td><a class=\"id\" href=\"#%s\">%s</a></td><td class=\"id\">%s</td><td><code>%s</code></td>", esc(c.id), esc(c.id), esc(c.figure), esc(c.metric))
+		p("<tr><td><a class=\"id\" href=\"#%s\">%s</a>%s</td><td class=\"id\">%s</td><td><code>%s</code></td>", esc(c.id), esc(c.id), esc(additionMark(c.addition)), esc(c.figure), esc(c.metric))
 		for _, v := range c.verdicts {
 			if v != nil {
 				p("<td>%s</td>", verdictSpan(*v))
@@ -104,10 +147,14 @@ func (r *Report) WriteHTML(out io.Writer) error {
 		}
 		p("</tr>\n")
 	}
-	p("</table></div>\n<h3 id=\"method\">How verdicts are decided</h3>\n<p>%s</p>\n", esc(claims.Method))
+	p("</table></div>\n<h3 id=\"method\">How verdicts are decided</h3>\n<ul>\n")
+	for _, s := range methodParts() {
+		p("<li>%s</li>\n", esc(s))
+	}
+	p("</ul>\n")
 
 	p("<h2 id=\"experiments\">Experiments%s</h2>\n<p>%s</p>\n<div class=\"scroll\"><table>\n<tr><th>Experiment</th><th>Figure</th><th>Trials</th><th>Computed</th><th>Wall time</th>", topLink, esc(countsLegend))
-	for _, pr := range scheme.Protocols {
+	for _, pr := range judgedUnder {
 		p("<th>%s</th>", esc(string(pr)))
 	}
 	p("<th>Status</th></tr>\n")
@@ -243,13 +290,25 @@ func htmlSection(w *bufio.Writer, s sectionLayout) {
 			p(" %s %s", esc(string(o.protocol)), verdictSpan(o.verdict))
 		}
 		p("</h4>\n<blockquote>“%s”<br/>— %s</blockquote>\n", esc(cl.Quote), esc(source(cl)))
-		p("<p>Metric <code>%s</code>. Threshold: %s</p>\n", esc(cl.Metric), esc(cl.Threshold))
+		p("<p>Metric <code>%s</code>. %s Threshold: %s</p>\n", esc(cl.Metric), esc(readingLine(cl)), esc(cl.Threshold))
+		if o := cl.Other; o != nil {
+			p("<p>Other reading, %s (not counted): %s</p>\n", esc(o.Name), esc(o.Threshold))
+		}
 		p("<div class=\"scroll\"><table>\n")
 		htmlRow(w, "th", escAll(outcomeHeader))
 		for _, o := range c.outcomes {
-			htmlRow(w, "td", []string{esc(string(o.protocol)), verdictSpan(o.verdict), esc(o.est), esc(o.ci), esc(o.n), esc(o.toDecide), esc(o.reason)}, 2, 3, 4, 5)
+			htmlRow(w, "td", []string{esc(string(o.protocol)), verdictSpan(o.verdict), esc(o.est), esc(o.ci), esc(o.n), esc(otherCell(o)), esc(o.reason)}, 2, 3, 4)
 		}
 		p("</table></div>\n")
+		if cl.Other != nil {
+			p("<ul>\n")
+			for _, o := range c.outcomes {
+				if o.other != "" {
+					p("<li>Other reading under %s: %s — %s</li>\n", esc(string(o.protocol)), esc(o.other), esc(o.otherReason))
+				}
+			}
+			p("</ul>\n")
+		}
 		for _, o := range c.outcomes {
 			if len(o.comparisons) == 0 {
 				continue
@@ -260,7 +319,7 @@ func htmlSection(w *bufio.Writer, s sectionLayout) {
 				htmlRow(w, "td", []string{esc(cmp.at), esc(cmp.test), esc(cmp.values), esc(cmp.ratio), esc(cmp.interval), verdictSpan(cmp.verdict) + esc(cmp.note)}, 3, 4)
 			}
 			p("</table></div>\n")
-			if o.omitted > 0 {
+			if len(o.omitted) > 0 {
 				p("<p>(%s)</p>\n", esc(omittedLine(o.omitted)))
 			}
 		}

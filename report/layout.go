@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -25,7 +26,9 @@ type layout struct {
 	generated   string          // Meta.generatedLine
 	compute     string          // computeLine
 	command     string          // Meta.Command
-	settings    string          // Meta.settings, joined by " · "
+	settings    []string        // Meta.settings
+	bottom      []bottomRow     // the bottom line: the paper's statements and verdicts
+	findings    []string        // what a reader must know (findings)
 	claims      []claimRow      // the claims table
 	experiments []experimentRow // the experiments table
 	sections    []sectionLayout
@@ -38,10 +41,20 @@ type protocolCount struct {
 }
 
 // claimRow is a line of the claims table: the verdict under each protocol
-// of scheme.Protocols, nil where the claim is not judged under it.
+// of judgedUnder, nil where the claim is not judged under it.
 type claimRow struct {
 	id, figure, metric string
+	addition           bool // the project's, not counted
 	verdicts           []*claims.Verdict
+}
+
+// additionMark follows the ID of a project's addition in the claims
+// table.
+func additionMark(addition bool) string {
+	if addition {
+		return " (the project's addition, not counted)"
+	}
+	return ""
 }
 
 // experimentRow is a line of the experiments table and of the verdict
@@ -108,24 +121,36 @@ func (g figureGroup) othersSummary() string {
 	return "WVCMC under the " + strings.Join(names, " and ") + " protocols"
 }
 
-// groupFigures groups a section's figures by metric (the main one first).
+// groupFigures groups a section's figures by metric, the one under the
+// paper's protocol shown first where there is one, then the metric's main
+// figure, then the others.
 func groupFigures(spec runner.Spec, figs []Figure) []figureGroup {
 	var out []figureGroup
 	for _, m := range spec.Metrics {
 		g := figureGroup{metric: m, label: results.MetricLabel(spec, m)}
-		found := false
-		for _, f := range figs {
+		var main, paper *Figure
+		var others []Figure
+		for i, f := range figs {
 			switch {
 			case f.Metric != m:
 			case f.Main:
-				g.main, found = f, true
+				main = &figs[i]
+			case f.Protocol == scheme.Paper:
+				paper = &figs[i]
 			default:
-				g.others = append(g.others, f)
+				others = append(others, f)
 			}
 		}
-		if found {
-			out = append(out, g)
+		if main == nil {
+			continue
 		}
+		g.main = *main
+		if paper != nil {
+			g.main = *paper
+			others = append([]Figure{*main}, others...)
+		}
+		g.others = others
+		out = append(out, g)
 	}
 	return out
 }
@@ -150,12 +175,14 @@ type claimLayout struct {
 // outcomeLayout is the verdict of a claim under one protocol, the numbers
 // of its deciding comparison (see decidingCells) and the comparisons shown.
 type outcomeLayout struct {
-	protocol             scheme.Protocol
-	verdict              claims.Verdict
-	est, ci, n, toDecide string
-	reason               string
-	comparisons          []comparisonRow
-	omitted              int // holding comparisons not shown
+	protocol    scheme.Protocol
+	verdict     claims.Verdict
+	est, ci, n  string
+	reason      string
+	other       string // the other reading's verdict, "" when none
+	otherReason string
+	comparisons []comparisonRow
+	omitted     map[claims.Verdict]int // comparisons not shown, by verdict
 }
 
 // comparisonRow is a line of a claim's comparison table.
@@ -169,17 +196,17 @@ type comparisonRow struct {
 func (r *Report) layout() layout {
 	m := r.Meta
 	l := layout{headline: r.totalsLine(), generated: m.generatedLine(), compute: r.computeLine(),
-		command: m.Command, settings: strings.Join(r.settings(), " · ")}
+		command: m.Command, settings: r.settings(), bottom: bottomRows(r.Sections), findings: findings(r.Sections)}
 	t := r.Totals()
-	for _, p := range scheme.Protocols {
+	for _, p := range judgedUnder {
 		if t.Judged(p) > 0 {
 			l.counts = append(l.counts, protocolCount{protocol: p, verdicts: t[p]})
 		}
 	}
 	for _, s := range r.Sections {
 		for _, c := range s.Claims {
-			row := claimRow{id: c.Claim.ID, figure: c.Claim.Figure, metric: c.Claim.Metric}
-			for _, p := range scheme.Protocols {
+			row := claimRow{id: c.Claim.ID, figure: c.Claim.Figure, metric: c.Claim.Metric, addition: c.Claim.Addition}
+			for _, p := range judgedUnder {
 				var v *claims.Verdict
 				if o, ok := c.Under(p); ok {
 					v = &o.Verdict
@@ -197,12 +224,12 @@ func (r *Report) layout() layout {
 func experimentRowOf(s Section) experimentRow {
 	trials, computed, wt := runFacts(s)
 	return experimentRow{id: s.Spec.ID, figure: s.Spec.Figure, title: title(s.Spec), trials: trials, computed: computed,
-		wall: wt, counts: verdictCounts(s.Claims).cells(), status: status(s), numClaims: len(s.Claims),
+		wall: wt, counts: verdictCounts(s.Claims).cells(), status: status(s), numClaims: numPaperClaims(s.Claims),
 		ran: s.Result != nil, failed: s.Failed}
 }
 
 func sectionLayoutOf(s Section, limits diagnostics.Thresholds) sectionLayout {
-	l := sectionLayout{id: s.Spec.ID, title: title(s.Spec), description: s.Spec.Description, notRun: s.NotRun,
+	l := sectionLayout{id: s.Spec.ID, title: title(s.Spec), description: results.Describe(s.Spec, s.Result), notRun: s.NotRun,
 		ran: s.Result != nil, figure: s.Spec.Figure}
 	if res := s.Result; res != nil {
 		quick := ""
@@ -244,8 +271,11 @@ func sectionLayoutOf(s Section, limits diagnostics.Thresholds) sectionLayout {
 	for _, c := range s.Claims {
 		cl := claimLayout{claim: c.Claim}
 		for _, o := range c.Outcomes {
-			est, ci, n, toDecide := decidingCells(o)
-			ol := outcomeLayout{protocol: o.Protocol, verdict: o.Verdict, est: est, ci: shownInterval(ci), n: n, toDecide: toDecide, reason: o.Reason}
+			est, ci, n := decidingCells(o)
+			ol := outcomeLayout{protocol: o.Protocol, verdict: o.Verdict, est: est, ci: shownInterval(ci), n: n, reason: o.Reason}
+			if o.Other != nil {
+				ol.other, ol.otherReason = o.Other.Verdict.String(), o.Other.Reason
+			}
 			var cs []claims.Comparison
 			cs, ol.omitted = shown(o)
 			for _, cmp := range cs {
@@ -268,6 +298,37 @@ func shownInterval(s string) string {
 	return s
 }
 
+// readingLine says how a claim's words are read, and whether the claim
+// is the project's rather than the paper's.
+func readingLine(c claims.Claim) string {
+	var s string
+	if c.Reading != "" {
+		s = "Read " + c.Reading + "."
+	}
+	if c.Addition {
+		s += " Not a statement of the paper: the project's addition, not counted among the paper's claims."
+	}
+	return strings.TrimSpace(s)
+}
+
+// otherCell is the outcome table's cell for the other reading: its
+// verdict, or "–" when the claim has one reading.
+func otherCell(o outcomeLayout) string {
+	if o.other == "" {
+		return "–"
+	}
+	return o.other
+}
+
+// sentenceEnd matches the end of a sentence followed by the next one.
+var sentenceEnd = regexp.MustCompile(`\. +([A-Z(])`)
+
+// methodParts splits claims.Method into its sentences, for a list.
+func methodParts() []string {
+	s := sentenceEnd.ReplaceAllString(claims.Method, ".\n$1")
+	return strings.Split(s, "\n")
+}
+
 // Texts both renderers use.
 const countsLegend = "Claims per protocol: hold/fail/inconclusive/not evaluated."
 
@@ -285,12 +346,39 @@ func (g gridLayout) caption() string {
 // mean, and the band says more about a typical trial than the mean does.
 const skewMark = "‡"
 
-// omittedLine says how many holding comparisons a table leaves out.
-func omittedLine(n int) string { return countOf(n, "other comparison") + " not listed, all holding." }
+// omittedLine says how many comparisons a table leaves out, by verdict:
+// "30 other comparisons not listed: 2 fail, 28 hold."
+func omittedLine(omitted map[claims.Verdict]int) string {
+	n := 0
+	var parts []string
+	for _, v := range claims.Verdicts {
+		if k := omitted[v]; k > 0 {
+			n += k
+			parts = append(parts, fmt.Sprintf("%d %s", k, verdictVerb(v, k)))
+		}
+	}
+	return countOf(n, "other comparison") + " not listed: " + strings.Join(parts, ", ") + "."
+}
+
+// verdictVerb is a verdict as a predicate of k comparisons: "hold", "fails",
+// "inconclusive", "not evaluated".
+func verdictVerb(v claims.Verdict, k int) string {
+	switch {
+	case v == claims.Holds && k == 1:
+		return "holds"
+	case v == claims.Holds:
+		return "hold"
+	case v == claims.Fails && k == 1:
+		return "fails"
+	case v == claims.Fails:
+		return "fail"
+	}
+	return v.String()
+}
 
 // The column heads of a claim's outcome table and of its comparison table.
 var (
-	outcomeHeader    = []string{"Protocol", "Verdict", "Ratio", intervalHeader, "Trials", "Trials to decide", "Why"}
+	outcomeHeader    = []string{"Protocol", "Verdict", "Ratio", intervalHeader, "Trials", "Other reading", "Why"}
 	comparisonHeader = []string{"At", "Test", "Values (mean, n)", "Ratio", intervalHeader, "Result"}
 )
 

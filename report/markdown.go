@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/wcmc-project/wcmc/claims"
-	"github.com/wcmc-project/wcmc/scheme"
 )
 
 // Title is the heading of every report.
@@ -52,17 +51,25 @@ func (r *Report) WriteMarkdown(out io.Writer) error {
 	l := r.layout()
 	fmt.Fprintf(w, "# %s\n\n", Title)
 	fmt.Fprintf(w, "**Does it reproduce?** %s.\n\n", l.headline)
+	if len(l.bottom) > 0 {
+		fmt.Fprintf(w, "## Bottom line\n\n")
+		markdownBottomLine(w, l, func(id string) string { return fmt.Sprintf("[%s](#%s)", id, id) })
+	}
 	fmt.Fprintf(w, "%s\n\n%s\n\n", l.generated, l.compute)
 	if l.command != "" {
 		fmt.Fprintf(w, "Command: `%s`\n\n", l.command)
 	}
-	fmt.Fprintf(w, "Settings: %s.\n\n", mdText(l.settings))
+	fmt.Fprintf(w, "Settings:\n\n")
+	for _, s := range l.settings {
+		fmt.Fprintf(w, "- %s\n", mdText(s))
+	}
+	fmt.Fprintln(w)
 	markdownTOC(w, l)
 
 	fmt.Fprintf(w, "## Claims\n\n%s\n\n", protocolLegend)
 	mdHeader(w, append([]string{"Claim", "Figure", "Metric"}, protocolNames()...)...)
 	for _, c := range l.claims {
-		cells := []string{fmt.Sprintf("[%s](#%s)", c.id, c.id), c.figure, c.metric}
+		cells := []string{fmt.Sprintf("[%s](#%s)", c.id, c.id) + additionMark(c.addition), c.figure, c.metric}
 		for _, v := range c.verdicts {
 			cell := "–"
 			if v != nil {
@@ -72,7 +79,11 @@ func (r *Report) WriteMarkdown(out io.Writer) error {
 		}
 		mdRow(w, cells...)
 	}
-	fmt.Fprintf(w, "\n### How verdicts are decided\n\n%s\n\n", claims.Method)
+	fmt.Fprintf(w, "\n### How verdicts are decided\n\n")
+	for _, s := range methodParts() {
+		fmt.Fprintf(w, "- %s\n", s)
+	}
+	fmt.Fprintln(w)
 
 	fmt.Fprintf(w, "## Experiments\n\n%s\n\n", countsLegend)
 	mdHeader(w, append(append([]string{"Experiment", "Figure", "Trials", "Computed", "Wall time"}, protocolNames()...), "Status")...)
@@ -86,6 +97,24 @@ func (r *Report) WriteMarkdown(out io.Writer) error {
 		markdownSection(w, s)
 	}
 	return w.Flush()
+}
+
+// markdownBottomLine writes the bottom line: the paper's statements with
+// their verdicts, each claim's ID written by ref, then the findings.
+func markdownBottomLine(w *bufio.Writer, l layout, ref func(id string) string) {
+	fmt.Fprintf(w, "%s\n\n", bottomLegend)
+	mdHeader(w, bottomHeader...)
+	for _, b := range l.bottom {
+		mdRow(w, b.figure, fmt.Sprintf("%s: “%s”", ref(b.id), b.quote), b.paper, b.converged, b.fresh)
+	}
+	fmt.Fprintln(w)
+	if len(l.findings) > 0 {
+		fmt.Fprintf(w, "What a reader must know:\n\n")
+		for _, f := range l.findings {
+			fmt.Fprintf(w, "- %s\n", mdText(f))
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 // anchor returns the GitHub-style anchor of a heading.
@@ -165,12 +194,23 @@ func markdownSection(w *bufio.Writer, s sectionLayout) {
 		cl := c.claim
 		fmt.Fprintf(w, "#### %s\n\n", cl.ID)
 		fmt.Fprintf(w, "> “%s”\n> — %s\n\n", mdText(cl.Quote), mdText(source(cl)))
-		fmt.Fprintf(w, "Metric `%s`. Threshold: %s\n\n", cl.Metric, mdText(cl.Threshold))
+		fmt.Fprintf(w, "Metric `%s`. %s Threshold: %s\n\n", cl.Metric, readingLine(cl), mdText(cl.Threshold))
+		if o := cl.Other; o != nil {
+			fmt.Fprintf(w, "Other reading, %s (not counted): %s\n\n", o.Name, mdText(o.Threshold))
+		}
 		mdHeader(w, outcomeHeader...)
 		for _, o := range c.outcomes {
-			mdRow(w, string(o.protocol), "**"+o.verdict.String()+"**", o.est, o.ci, o.n, o.toDecide, o.reason)
+			mdRow(w, string(o.protocol), "**"+o.verdict.String()+"**", o.est, o.ci, o.n, otherCell(o), o.reason)
 		}
 		fmt.Fprintln(w)
+		for _, o := range c.outcomes {
+			if o.other != "" {
+				fmt.Fprintf(w, "- Other reading under %s: %s — %s\n", o.protocol, o.other, mdText(o.otherReason))
+			}
+		}
+		if cl.Other != nil {
+			fmt.Fprintln(w)
+		}
 		for _, o := range c.outcomes {
 			if len(o.comparisons) == 0 {
 				continue
@@ -180,7 +220,7 @@ func markdownSection(w *bufio.Writer, s sectionLayout) {
 			for _, cmp := range o.comparisons {
 				mdRow(w, cmp.at, cmp.test, cmp.values, cmp.ratio, cmp.interval, cmp.verdict.String()+cmp.note)
 			}
-			if o.omitted > 0 {
+			if len(o.omitted) > 0 {
 				fmt.Fprintf(w, "\n(%s)\n", omittedLine(o.omitted))
 			}
 			fmt.Fprintln(w)
@@ -193,22 +233,27 @@ var intervalHeader = fmt.Sprintf("%.0f%% interval", 100*claims.Level)
 
 // protocolNames returns the protocols' names in report order.
 func protocolNames() []string {
-	out := make([]string, len(scheme.Protocols))
-	for i, p := range scheme.Protocols {
+	out := make([]string, len(judgedUnder))
+	for i, p := range judgedUnder {
 		out[i] = string(p)
 	}
 	return out
 }
 
-// WriteVerdictTable writes the short Markdown verdict table for a README:
-// per experiment the number of claims and, per protocol, the counts of
-// each verdict (hold/fail/inconclusive/not evaluated), a total row, and
-// lines stating the protocols, the settings, the experiments' recorded
-// wall time and the generation date.
+// WriteVerdictTable writes the Markdown verdict tables for a README: the
+// bottom line (the paper's statements with their verdicts, and the
+// findings), then per experiment the number of claims and, per protocol,
+// the counts of each verdict (hold/fail/inconclusive/not evaluated), a
+// total row, and lines stating the protocols, the settings, the
+// experiments' recorded wall time and the generation date.
 func (r *Report) WriteVerdictTable(out io.Writer) error {
 	w := bufio.NewWriter(out)
+	if l := r.layout(); len(l.bottom) > 0 {
+		markdownBottomLine(w, l, func(id string) string { return "`" + id + "`" })
+		fmt.Fprintf(w, "Claims per experiment and protocol:\n\n")
+	}
 	cols := []string{"Figure", "Experiment", "Claims"}
-	for _, p := range scheme.Protocols {
+	for _, p := range judgedUnder {
 		cols = append(cols, string(p)+" (hold/fail/inc./n.e.)")
 	}
 	mdHeader(w, cols...)

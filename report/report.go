@@ -18,6 +18,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -56,10 +57,21 @@ type Meta struct {
 	Sets      []string // --set overrides, "name=value"
 	Settings  []string // further settings worth stating, e.g. "MNIST data: ../shared/data/mnist (split t10k)"
 	Generated time.Time
-	Wall      time.Duration // wall time of the whole invocation
+	// Wall is the wall time of the invocation that made the report, up to
+	// its claims being judged: the computation of the experiments it ran,
+	// or only reading stored results and judging the claims when it
+	// reused them all (generatedLine says which; the results' own
+	// computing time is computeLine's).
+	Wall time.Duration
 	// ChainLimits are the thresholds of the chain-diagnostics warnings
 	// (zero: diagnostics.Recommended).
 	ChainLimits diagnostics.Thresholds
+
+	// computed and reused are the experiments whose results this
+	// invocation computed, and those it read from stored results (a
+	// result read from files records its version: runner.Result.Version),
+	// without those showing another's run (Spec.Streams); set by New.
+	computed, reused []string
 }
 
 // Figure is one plot of an experiment, read from its SVG file (see
@@ -96,8 +108,19 @@ type Report struct {
 // the experiment did not run.
 func New(dir string, meta Meta, runs []Run) *Report {
 	r := &Report{Meta: meta}
+	r.Meta.computed, r.Meta.reused = nil, nil
+	ran := ranIDs(runs)
 	for _, run := range runs {
 		s := Section{Run: run}
+		if res := run.Result; res != nil {
+			switch {
+			case run.Spec.StreamID() != run.Spec.ID && ran[run.Spec.StreamID()]:
+			case res.Version == "":
+				r.Meta.computed = append(r.Meta.computed, run.Spec.ID)
+			default:
+				r.Meta.reused = append(r.Meta.reused, run.Spec.ID)
+			}
+		}
 		if run.Result != nil {
 			s.Summary = results.Summarize(run.Result)
 			for _, f := range results.Figures(run.Spec, s.Summary) {
@@ -299,7 +322,7 @@ func paramList(res *runner.Result) []string {
 // sweep point that the experiments ran (one number when they agree).
 func (r *Report) settings() []string {
 	m := r.Meta
-	out := []string{"wcmc " + m.Version, fmt.Sprintf("seed %d", m.Seed)}
+	out := append(r.versions(), fmt.Sprintf("seed %d", m.Seed))
 	if m.Quick {
 		out = append(out, "smoke-sized (--quick)")
 	} else {
@@ -328,6 +351,58 @@ func (r *Report) settings() []string {
 		out = append(out, "--set "+s)
 	}
 	return append(out, m.Settings...)
+}
+
+// buildName is a wcmc version as `wcmc version` names it: "dev" is a build
+// that recorded no commit (runner.Version).
+func buildName(v string) string {
+	if v == "dev" {
+		return "dev (no commit recorded)"
+	}
+	return v
+}
+
+// versions returns the settings items that name the wcmc versions behind
+// the report: "wcmc V" when the build that drew it (Meta.Version) computed
+// every result; otherwise which version computed which experiments'
+// results (stored results of other versions are reused with
+// --reuse-version), then the version that drew the report.
+func (r *Report) versions() []string {
+	this := r.Meta.Version
+	by := map[string][]string{}
+	for _, s := range r.Sections {
+		if s.Result == nil {
+			continue
+		}
+		v := s.Result.Version // "" for a result this process computed
+		if v == "" {
+			v = this
+		}
+		by[v] = append(by[v], s.Spec.ID)
+	}
+	if len(by) == 0 || (len(by) == 1 && by[this] != nil) {
+		return []string{"wcmc " + buildName(this)}
+	}
+	var parts []string
+	for i, v := range slices.Sorted(maps.Keys(by)) {
+		p := strings.Join(by[v], ", ") + " computed by wcmc " + buildName(v)
+		if i > 0 {
+			p = strings.Join(by[v], ", ") + " by wcmc " + buildName(v)
+		}
+		parts = append(parts, p)
+	}
+	return []string{"results: " + strings.Join(parts, "; "), "report drawn by wcmc " + buildName(this)}
+}
+
+// ranIDs returns the IDs of the runs that have a result.
+func ranIDs(runs []Run) map[string]bool {
+	ran := map[string]bool{}
+	for _, run := range runs {
+		if run.Result != nil {
+			ran[run.Spec.ID] = true
+		}
+	}
+	return ran
 }
 
 // firstTrials returns the trials per point of the first experiment that
@@ -382,12 +457,13 @@ func source(c claims.Claim) string {
 	return s
 }
 
-// totalsLine returns "N claims over M experiments, each judged under two
-// protocols — paper: a hold, b fail, c inconclusive, d not evaluated; …".
+// totalsLine returns "N claims of the paper over M experiments: K judged
+// under two protocols each, J once for all — paper: a hold, b fail, c
+// inconclusive, d not evaluated; …", and the project's additions.
 func (r *Report) totalsLine() string {
 	t := r.Totals()
 	var parts []string
-	for _, p := range scheme.Protocols {
+	for _, p := range judgedUnder {
 		if t.Judged(p) == 0 {
 			continue
 		}
@@ -395,16 +471,25 @@ func (r *Report) totalsLine() string {
 		parts = append(parts, fmt.Sprintf("%s: %d hold, %d fail, %d inconclusive, %d not evaluated", p,
 			v[claims.Holds], v[claims.Fails], v[claims.Inconclusive], v[claims.NotEvaluated]))
 	}
-	return fmt.Sprintf("%s over %s, each judged under two of the protocols — %s",
-		countOf(r.NumClaims(), "claim"), countOf(len(r.Sections), "experiment"), strings.Join(parts, "; "))
+	once := t.Judged(claims.AnyProtocol)
+	s := fmt.Sprintf("%s of the paper over %s: %d compare WVCMC and are judged under two of the protocols each, %d compare only schemes that learn no map and are judged once (any) — %s",
+		countOf(r.NumClaims(), "claim"), countOf(len(r.Sections), "experiment"), r.NumClaims()-once, once, strings.Join(parts, "; "))
+	if n := r.NumAdditions(); n > 0 {
+		s += fmt.Sprintf("; and %s of the project's (not counted)", countOf(n, "addition"))
+	}
+	return s
 }
 
 // protocolLegend says what the protocols are, for the tables.
 const protocolLegend = "Protocols: paper = the paper's SGD (its η and t_m, no holdout); converged = an optimiser run to a stationary point (no holdout); " +
-	"default = L-BFGS with held-out early stopping. In-sample claims are judged under paper and converged, fresh-signal claims under converged and default (– : not judged under that protocol)."
+	"default = L-BFGS with held-out early stopping. In-sample claims are judged under paper and converged, fresh-signal claims under converged and default; " +
+	"a claim that compares only schemes that learn no map (GCMC, WGCMC, the noiseless floor, the best single worker, SGLD) has the same values under every protocol and is judged once, under any (– : not judged under that protocol). " +
+	"The project's additions are not counted."
 
-// computeLine states the summed wall time of the experiments, as recorded
-// when each ran (the same when stored results are reused).
+// computeLine states the time the results took to compute: the
+// experiments' wall times as recorded when each was computed, summed
+// (the same whether this invocation computed them or reused them), and
+// where.
 func (r *Report) computeLine() string {
 	var d time.Duration
 	n := 0
@@ -438,7 +523,7 @@ func (r *Report) computeLine() string {
 			}
 		}
 	}
-	line := fmt.Sprintf("The %s run took %s of wall time in all, as recorded when each was computed", countOf(n, "experiment"), fmtDur(d))
+	line := fmt.Sprintf("Computing the results took %s of wall time in all: the %s run, as recorded when each was computed", fmtDur(d), countOf(n, "experiment"))
 	switch {
 	case len(wheres) == 0:
 		line += "."
@@ -467,7 +552,20 @@ func countOf(n int, noun string) string {
 }
 
 // generatedLine is the only line of a report that depends on when it was
-// made.
+// made: when, and the wall time of the invocation that drew it, saying
+// whether that time computed results or only drew the report from stored
+// ones (the results' computing time is computeLine's).
 func (m Meta) generatedLine() string {
-	return fmt.Sprintf("Generated %s, wall time %s.", m.Generated.UTC().Format(time.RFC3339), fmtDur(m.Wall))
+	when, took := m.Generated.UTC().Format(time.RFC3339), fmtDur(m.Wall)
+	switch {
+	case len(m.computed) == 0 && len(m.reused) == 0:
+		return fmt.Sprintf("Generated %s in %s of wall time.", when, took)
+	case len(m.computed) == 0:
+		return fmt.Sprintf("Generated %s from the stored results of %s in %s of wall time, reading them and judging the claims: nothing was computed.",
+			when, countOf(len(m.reused), "experiment"), took)
+	case len(m.reused) == 0:
+		return fmt.Sprintf("Generated %s; this invocation took %s of wall time, computing the results of %s.", when, took, countOf(len(m.computed), "experiment"))
+	}
+	return fmt.Sprintf("Generated %s; this invocation took %s of wall time, computing the results of %s and reusing the stored results of %s.",
+		when, took, strings.Join(m.computed, ", "), strings.Join(m.reused, ", "))
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -43,10 +44,15 @@ func (c Counts) Judged(p scheme.Protocol) int {
 	return n
 }
 
-// cells returns the cell of each protocol of scheme.Protocols.
+// judgedUnder lists the protocols claims are judged under, in the order
+// reports show them: the three optimisation protocols, then AnyProtocol
+// for the claims that compare only schemes that learn no map.
+var judgedUnder = append(slices.Clone(scheme.Protocols), claims.AnyProtocol)
+
+// cells returns the cell of each protocol of judgedUnder.
 func (c Counts) cells() []string {
-	out := make([]string, len(scheme.Protocols))
-	for i, p := range scheme.Protocols {
+	out := make([]string, len(judgedUnder))
+	for i, p := range judgedUnder {
 		out[i] = c.cell(p)
 	}
 	return out
@@ -71,22 +77,48 @@ func (r *Report) Totals() Counts {
 	return verdictCounts(all)
 }
 
-// NumClaims returns the number of claims in the report.
+// NumClaims returns the number of the paper's claims in the report (the
+// project's additions left out, as in Totals).
 func (r *Report) NumClaims() int {
 	n := 0
 	for _, s := range r.Sections {
-		n += len(s.Claims)
+		n += numPaperClaims(s.Claims)
 	}
 	return n
 }
 
-// verdictCounts counts the verdicts of claims by protocol.
+// numPaperClaims counts the claims of cs that are the paper's.
+func numPaperClaims(cs []Checked) int {
+	n := 0
+	for _, c := range cs {
+		if !c.Claim.Addition {
+			n++
+		}
+	}
+	return n
+}
+
+// NumAdditions returns the number of the project's additions in the
+// report.
+func (r *Report) NumAdditions() int {
+	n := 0
+	for _, s := range r.Sections {
+		n += len(s.Claims) - numPaperClaims(s.Claims)
+	}
+	return n
+}
+
+// verdictCounts counts the verdicts of the paper's claims of cs by
+// protocol (the project's additions are not counted).
 func verdictCounts(cs []Checked) Counts {
 	t := Counts{}
-	for _, p := range scheme.Protocols {
+	for _, p := range judgedUnder {
 		t[p] = map[claims.Verdict]int{}
 	}
 	for _, c := range cs {
+		if c.Claim.Addition {
+			continue
+		}
 		for _, o := range c.Outcomes {
 			t[o.Protocol][o.Verdict]++
 		}
@@ -122,62 +154,85 @@ func resultNote(c claims.Comparison) string {
 }
 
 // maxShown is the most comparisons a claim's table lists under one
-// protocol; beyond it, the table lists the deciding comparison and those
-// that do not hold, and says how many others hold.
-const maxShown = 12
+// protocol; beyond it, the table lists the deciding comparison first, then
+// those that fail, then the undecided ones, then those that hold, and
+// counts by verdict the ones it leaves out.
+const maxShown = 16
 
-// shown returns the comparisons of o to list, and how many holding ones
-// are left out.
-func shown(o claims.Outcome) (cs []claims.Comparison, omitted int) {
+// shown returns the comparisons of o to list, in o's order, and the
+// number of each verdict among those left out.
+func shown(o claims.Outcome) (cs []claims.Comparison, omitted map[claims.Verdict]int) {
 	if len(o.Comparisons) <= maxShown {
-		return o.Comparisons, 0
+		return o.Comparisons, nil
 	}
-	for i, c := range o.Comparisons {
-		if (i == o.Deciding || c.Verdict != claims.Holds) && len(cs) < maxShown {
-			cs = append(cs, c)
+	rank := func(i int) int {
+		switch v := o.Comparisons[i].Verdict; {
+		case i == o.Deciding:
+			return 0
+		case v == claims.Fails:
+			return 1
+		case v == claims.Holds:
+			return 3
 		}
+		return 2
 	}
-	return cs, len(o.Comparisons) - len(cs)
+	order := make([]int, len(o.Comparisons))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return rank(a) - rank(b) })
+	keep := order[:maxShown]
+	slices.Sort(keep)
+	for _, i := range keep {
+		cs = append(cs, o.Comparisons[i])
+	}
+	omitted = map[claims.Verdict]int{}
+	for _, i := range order[maxShown:] {
+		omitted[o.Comparisons[i].Verdict]++
+	}
+	return cs, omitted
 }
 
-// decidingCells returns the estimate, interval, trials and trials to
-// decide of an outcome's deciding comparison, "" where there is none.
-func decidingCells(o claims.Outcome) (est, ci, n, toDecide string) {
+// decidingCells returns the estimate, interval and trials of an outcome's
+// deciding comparison, "" where there is none.
+func decidingCells(o claims.Outcome) (est, ci, n string) {
 	d, ok := o.DecidingComparison()
 	if !ok {
-		return "", "", "", ""
+		return "", "", ""
 	}
-	if o.TrialsToDecide > 0 {
-		toDecide = strconv.Itoa(o.TrialsToDecide)
-	}
-	return ratio(d), d.Interval(), strconv.Itoa(d.N), toDecide
+	return ratio(d), d.Interval(), strconv.Itoa(d.N)
 }
 
 // CSVFile is the name of the claims table in the output directory.
 const CSVFile = "claims.csv"
 
 // CSVHeader is the header of claims.csv.
-var CSVHeader = []string{"claim", "figure", "metric", "protocol", "verdict", "estimate", "ci_low", "ci_high", "trials", "trials_to_decide"}
+var CSVHeader = []string{"claim", "figure", "metric", "source", "protocol", "verdict", "estimate", "ci_low", "ci_high", "trials", "other_reading", "other_verdict"}
 
 // WriteCSV writes claims.csv: one row per claim and protocol it is judged
-// under, with the verdict and, from the deciding comparison, the estimate
-// and its Level interval as ratios (above 1 supports the claim) and the
-// trials; trials_to_decide only for an inconclusive claim whose effect
-// says how many trials would decide it.
+// under ("any" for a claim that compares only schemes that learn no map),
+// with the claim's source ("paper", or "project" for an addition), the
+// verdict and, from the deciding comparison, the estimate and its Level
+// interval as ratios (above 1 supports the claim) and the trials; then the
+// claim's other reading, if any, and its verdict.
 func (r *Report) WriteCSV(out io.Writer) error {
 	w := csv.NewWriter(out)
 	w.Write(CSVHeader)
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 	for _, s := range r.Sections {
 		for _, c := range s.Claims {
+			src := "paper"
+			if c.Claim.Addition {
+				src = "project"
+			}
 			for _, o := range c.Outcomes {
-				row := []string{c.Claim.ID, c.Claim.Figure, c.Claim.Metric, string(o.Protocol), o.Verdict.Code(), "", "", "", "", ""}
+				row := []string{c.Claim.ID, c.Claim.Figure, c.Claim.Metric, src, string(o.Protocol), o.Verdict.Code(), "", "", "", "", "", ""}
 				if d, ok := o.DecidingComparison(); ok && o.Verdict != claims.NotEvaluated {
 					est, lo, hi := d.Ratio()
-					row[5], row[6], row[7], row[8] = f(est), f(lo), f(hi), strconv.Itoa(d.N)
-					if o.Verdict == claims.Inconclusive && o.TrialsToDecide > 0 {
-						row[9] = strconv.Itoa(o.TrialsToDecide)
-					}
+					row[6], row[7], row[8], row[9] = f(est), f(lo), f(hi), strconv.Itoa(d.N)
+				}
+				if c.Claim.Other != nil && o.Other != nil {
+					row[10], row[11] = c.Claim.Other.Name, o.Other.Verdict.Code()
 				}
 				w.Write(row)
 			}

@@ -14,8 +14,8 @@ import (
 const DefaultMNISTDir = "../shared/data/mnist"
 
 // mnistSets returns the data_dir and split settings of an MNIST
-// experiment and the report's settings line (the folder, the split and its
-// sizes N and N_t), or why it cannot run; fatal marks a reason that is an
+// experiment and the report's settings line (the folder as shownMNISTDir
+// shows it, the split and its sizes N and N_t), or why it cannot run; fatal marks a reason that is an
 // error (data the user pointed at is missing). Without --data-dir
 // (cfg.DataDirGiven false) it uses cfg.DataDir if it holds all four files, else GoMNIST in the Go
 // module cache if it is there (never downloaded), else cfg.DataDir's
@@ -23,7 +23,7 @@ const DefaultMNISTDir = "../shared/data/mnist"
 func mnistSets(cfg Config, userSets map[string]bool) (sets []string, setting, notRun string, fatal bool) {
 	if userSets["data_dir"] {
 		dir, _ := lastSet(cfg.Sets, "data_dir")
-		return nil, fmt.Sprintf("MNIST data: %s (as given by --set data_dir), %s", dir, mnistSplitText(cfg.Sets, dir, dataset.SplitFull)), "", false
+		return nil, fmt.Sprintf("MNIST data: %s (as given by --set data_dir), %s", shownMNISTDir(dir, dataset.GoModCache()), mnistSplitText(cfg.Sets, dir, dataset.SplitFull)), "", false
 	}
 	dir, source := cfg.DataDir, ""
 	found := dataset.MNISTSplitIn(dir)
@@ -49,7 +49,7 @@ func mnistSets(cfg Config, userSets map[string]bool) (sets []string, setting, no
 	if !userSets["split"] {
 		sets = append(sets, "split="+found)
 	}
-	setting = fmt.Sprintf("MNIST data: %s%s, %s", dir, source, mnistSplitText(append(slices.Clone(cfg.Sets), sets...), dir, found))
+	setting = fmt.Sprintf("MNIST data: %s%s, %s", shownMNISTDir(dir, dataset.GoModCache()), source, mnistSplitText(append(slices.Clone(cfg.Sets), sets...), dir, found))
 	if found == dataset.SplitT10k && !userSets["split"] {
 		setting += "; the training files are absent, so the MNIST experiments run the reduced version on the t10k digits, split into training and held-out parts"
 	}

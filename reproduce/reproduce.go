@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,7 +50,9 @@ type Config struct {
 	// UpdateDoc lists documents whose verdict table, between DocBegin and
 	// DocEnd, is rewritten (see CheckDoc).
 	UpdateDoc []string
-	Command   string // the command line, stated in the report
+	// Command is the command line stated in the report, with its paths as
+	// Shown shows them (no path of this machine outside the checkout).
+	Command string
 	// Band is what the figures' bands show (results.BandCI when zero).
 	Band results.Band
 	// RedrawFigures redraws the figures of reused results too (e.g. with
@@ -138,7 +139,6 @@ func Run(ctx context.Context, specs []runner.Spec, cfg Config, log io.Writer) (*
 		runs          []report.Run
 		failed        []string
 		warnedVersion bool
-		otherVersions = map[string][]string{} // version → experiments reused from it
 		byID          = map[string]*runner.Result{}
 	)
 	for i, j := range jobs {
@@ -182,14 +182,10 @@ func Run(ctx context.Context, specs []runner.Spec, cfg Config, log io.Writer) (*
 			failed = append(failed, j.spec.ID)
 			continue
 		}
+		// The report names the version that computed each result
+		// (report.Report's settings line).
 		runs = append(runs, report.Run{Spec: j.spec, Result: res})
 		byID[j.spec.ID] = res
-		if v := res.ComputedBy(); v != runner.Version {
-			otherVersions[v] = append(otherVersions[v], j.spec.ID)
-		}
-	}
-	for _, v := range slices.Sorted(maps.Keys(otherVersions)) {
-		settings = append(settings, fmt.Sprintf("results of %s computed by wcmc %s, reused with --reuse-version", strings.Join(otherVersions[v], ", "), v))
 	}
 
 	if prof != nil {
@@ -201,8 +197,11 @@ func Run(ctx context.Context, specs []runner.Spec, cfg Config, log io.Writer) (*
 	}
 
 	meta := report.Meta{Command: cfg.Command, Version: runner.Version, Seed: cfg.Seed, Quick: cfg.Quick, ChainLimits: cfg.ChainLimits,
-		Trials: cfg.Trials, Sets: cfg.Sets, Settings: settings, Generated: time.Now(), Wall: time.Since(start)}
+		Trials: cfg.Trials, Sets: cfg.Sets, Settings: settings, Generated: time.Now()}
 	rep := report.New(cfg.Out, meta, runs)
+	// The invocation's time includes judging the claims (report.New),
+	// which is most of it when every result is reused.
+	rep.Meta.Wall = time.Since(start)
 	files, err := report.Write(cfg.Out, rep)
 	if err != nil {
 		return nil, err

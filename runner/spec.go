@@ -65,9 +65,14 @@ type Spec struct {
 	// computation) sets it to that spec's ID, so that at the same
 	// parameters and seed the two compute the same numbers and one
 	// result can serve both (package reproduce reuses it).
-	Streams     string
-	Figure      string // e.g. "Fig. 3"
-	Description string // one line
+	Streams string
+	Figure  string // e.g. "Fig. 3"
+	// Description is one line saying what the experiment computes, at the
+	// default values of its parameters.
+	Description string
+	// Describe, if set, returns Description at the values v of a run: the
+	// sizes and settings it names are v's (see results.Describe).
+	Describe func(v Values) string
 	// X names the swept parameter (one of Params, Kind Int or Float). Its
 	// value is a comma-separated list; each entry is a sweep point.
 	X      string

@@ -18,8 +18,13 @@ type chainLimits diagnostics.Thresholds
 
 // register adds the flags to f, defaulting to diagnostics.Recommended.
 func (l *chainLimits) register(f *pflag.FlagSet) {
-	f.Float64Var(&l.MaxRhat, "max-rhat", diagnostics.Recommended.MaxRhat, "warn for a chain whose split-R̂ exceeds this")
-	f.Float64Var(&l.MinESS, "min-ess", diagnostics.Recommended.MinESS, "warn for a chain whose bulk or tail ESS is below this")
+	l.registerAs(f, "warn for a chain whose split-R̂ exceeds this", "warn for a chain whose bulk or tail ESS is below this")
+}
+
+// registerAs is register with the flags' usage texts.
+func (l *chainLimits) registerAs(f *pflag.FlagSet, rhatUsage, essUsage string) {
+	f.Float64Var(&l.MaxRhat, "max-rhat", diagnostics.Recommended.MaxRhat, rhatUsage)
+	f.Float64Var(&l.MinESS, "min-ess", diagnostics.Recommended.MinESS, essUsage)
 }
 
 // check returns the thresholds, or an error naming the flag that is out
@@ -34,16 +39,26 @@ func (l chainLimits) check() (diagnostics.Thresholds, error) {
 	return diagnostics.Thresholds(l), nil
 }
 
-// warnConvergence prints to w one line when a Markov chain of res (its
-// reference chain or a worker's, as the probit and MNIST experiments
-// record them in DIR/ID.json) misses the thresholds. The exit status is
-// not affected.
+// warnConvergence prints to w what res records about its Markov chains
+// (its reference chain and its workers', as the probit and MNIST
+// experiments record them in DIR/ID.json, json): a warning line when a
+// chain misses the thresholds and a setting of the run can help, and a
+// note on worker chains too short for the ESS threshold, judged against
+// their length instead (report.Convergence). The exit status is not
+// affected.
 func warnConvergence(w io.Writer, res *runner.Result, json string, limits diagnostics.Thresholds) {
 	c, err := report.ConvergenceOf(res, limits)
-	switch {
-	case err != nil:
+	if err != nil {
 		fmt.Fprintf(w, "warning: %v\n", err)
-	case c != nil && !c.OK():
-		fmt.Fprintf(w, "warning: %s; per worker and trial in %s\n", c.Warning(), json)
+		return
+	}
+	if c == nil {
+		return
+	}
+	if m := c.Warning(); m != "" {
+		fmt.Fprintf(w, "warning: %s; recorded in %s\n", m, json)
+	}
+	if m := c.Note(); m != "" {
+		fmt.Fprintf(w, "note: %s; per worker and trial in %s\n", m, json)
 	}
 }

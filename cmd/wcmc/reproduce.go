@@ -99,13 +99,14 @@ non-zero only if an experiment could not run.`,
 			}
 			cfg.Band, cfg.RedrawFigures = band, f.Changed("band")
 			cfg.DataDirGiven = f.Changed("data-dir")
-			cfg.Command = reproduceCommandLine(cmd, cfg)
+			resume := reproduceCommandLine(cmd, cfg, nil)
+			cfg.Command = reproduceCommandLine(cmd, cfg, reproduce.Shown)
 			finished := make(chan struct{})
 			defer close(finished)
-			watchSignals(finished, cmd.ErrOrStderr(), "the journals in "+cfg.Out, cfg.Command)
+			watchSignals(finished, cmd.ErrOrStderr(), "the journals in "+cfg.Out, resume)
 			sum, err := reproduce.Run(cmd.Context(), specs, cfg, progressOut(cmd))
 			if err != nil && cmd.Context().Err() != nil {
-				return fmt.Errorf("stopped (%v); the finished tasks are saved in the journals in %s\nresume with:\n  %s", err, cfg.Out, cfg.Command)
+				return fmt.Errorf("stopped (%v); the finished tasks are saved in the journals in %s\nresume with:\n  %s", err, cfg.Out, resume)
 			}
 			if sum != nil {
 				if perr := printSummary(cmd.OutOrStdout(), sum); perr != nil {
@@ -143,10 +144,15 @@ non-zero only if an experiment could not run.`,
 	return cmd
 }
 
-// reproduceCommandLine reconstructs the invocation from the flags set: the
-// command a stopped run prints to resume it, and the report's "generated
-// by" line.
-func reproduceCommandLine(cmd *cobra.Command, cfg reproduce.Config) string {
+// reproduceCommandLine reconstructs the invocation from the flags set: with
+// show nil, the paths as given, the command a stopped run prints to resume
+// it; with show = reproduce.Shown, the report's command line, whose paths
+// name no directory of this machine outside the checkout (a placeholder
+// stands for those).
+func reproduceCommandLine(cmd *cobra.Command, cfg reproduce.Config, show func(path, placeholder string) string) string {
+	if show == nil {
+		show = func(path, _ string) string { return path }
+	}
 	f := cmd.Flags()
 	parts := []string{"wcmc reproduce"}
 	if cfg.Quick {
@@ -155,7 +161,7 @@ func reproduceCommandLine(cmd *cobra.Command, cfg reproduce.Config) string {
 	if len(cfg.Only) > 0 {
 		parts = append(parts, "--only "+strings.Join(cfg.Only, ","))
 	}
-	parts = append(parts, "--out "+cfg.Out)
+	parts = append(parts, "--out "+show(cfg.Out, reproduce.OutPlaceholder))
 	if f.Changed("seed") {
 		parts = append(parts, "--seed "+strconv.FormatUint(cfg.Seed, 10))
 	}
@@ -163,10 +169,13 @@ func reproduceCommandLine(cmd *cobra.Command, cfg reproduce.Config) string {
 		parts = append(parts, "--trials "+strconv.Itoa(cfg.Trials))
 	}
 	for _, s := range cfg.Sets {
+		if dir, ok := strings.CutPrefix(s, "data_dir="); ok {
+			s = "data_dir=" + show(dir, reproduce.MNISTPlaceholder)
+		}
 		parts = append(parts, "--set "+s)
 	}
 	if f.Changed("data-dir") {
-		parts = append(parts, "--data-dir "+cfg.DataDir)
+		parts = append(parts, "--data-dir "+show(cfg.DataDir, reproduce.MNISTPlaceholder))
 	}
 	if cfg.RedrawFigures {
 		parts = append(parts, "--band "+cfg.Band.String())
@@ -183,10 +192,10 @@ func reproduceCommandLine(cmd *cobra.Command, cfg reproduce.Config) string {
 		}
 	}
 	for _, d := range cfg.UpdateDoc {
-		parts = append(parts, "--update-doc "+d)
+		parts = append(parts, "--update-doc "+show(d, reproduce.DocPlaceholder))
 	}
 	if cfg.Profile != "" {
-		parts = append(parts, "--profile "+cfg.Profile)
+		parts = append(parts, "--profile "+show(cfg.Profile, reproduce.ProfilePlaceholder))
 	}
 	return strings.Join(parts, " ")
 }

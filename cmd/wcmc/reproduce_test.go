@@ -93,7 +93,7 @@ func TestReproduceCommandLineKeepsEveryFlag(t *testing.T) {
 	}
 	cfg := reproduce.Config{Out: "o", Only: []string{"gauss-snr"}, Seed: 7, Trials: 3, Sets: []string{"snr_db=5"},
 		DataDir: "m", ReuseVersions: []string{"v1"}, Workers: 1, UpdateDoc: []string{"README.md"}, Profile: "p"}
-	got := strings.Fields(reproduceCommandLine(cmd, cfg))
+	got := strings.Fields(reproduceCommandLine(cmd, cfg, nil))
 	if len(got) < 2 || got[0] != "wcmc" || got[1] != "reproduce" {
 		t.Fatalf("command line %q", got)
 	}
@@ -108,5 +108,46 @@ func TestReproduceCommandLineKeepsEveryFlag(t *testing.T) {
 	}
 	if g, w := pairs(got[2:]), pairs(args); !slices.Equal(g, w) {
 		t.Errorf("command line has flags\n%q\nwant\n%q", g, w)
+	}
+}
+
+// TestReportLinesAreTrue: the report's command line names no directory of
+// this machine (an --out outside the working directory is OUT_DIR), its
+// generation line says what its wall time was spent on — computing the
+// results, or only drawing the report from stored ones — and its compute
+// line is the results' own computing time either way.
+func TestReportLinesAreTrue(t *testing.T) {
+	out := t.TempDir() // outside the working directory
+	read := func() string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(out, "REPORT.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, c := range []struct {
+		what string
+		want []string
+	}{
+		{"computed", []string{"; this invocation took ", " of wall time, computing the results of 1 experiment."}},
+		{"reused", []string{" from the stored results of 1 experiment in ", " of wall time, reading them and judging the claims: nothing was computed."}},
+	} {
+		if code, _, stderr := reproRun(t, "reproduce", "--quick", "--only", "gauss-blocks", "--out", out); code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.what, code, stderr)
+		}
+		md := read()
+		if strings.Contains(md, out) {
+			t.Errorf("%s: the report names the output directory %s", c.what, out)
+		}
+		if !strings.Contains(md, "Command: `wcmc reproduce --quick --only gauss-blocks --out "+reproduce.OutPlaceholder+"`") {
+			t.Errorf("%s: no command line with --out %s in\n%s", c.what, reproduce.OutPlaceholder, md)
+		}
+		want := append(c.want, "Computing the results took ", " of wall time in all: the 1 experiment run, as recorded when each was computed")
+		for _, w := range want {
+			if !strings.Contains(md, w) {
+				t.Errorf("%s: the report does not say %q", c.what, w)
+			}
+		}
 	}
 }

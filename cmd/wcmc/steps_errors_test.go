@@ -243,10 +243,10 @@ func TestStepsBadInput(t *testing.T) {
 
 		// evaluate
 		{"evaluate: reference d mismatch", func() []string {
-			return []string{"evaluate", "--reference", p("reference.npy"), "--out", p("e1.csv"), p("dm/samples-2.npy")}
+			return []string{"evaluate", "--reference", p("reference.npy"), "--allow-unconverged-reference", "--out", p("e1.csv"), p("dm/samples-2.npy")}
 		}, []string{"d mismatch", "samples-2.npy has d = 4", "reference.npy has d = 3"}, p("e1.csv")},
 		{"evaluate: NaN in samples", func() []string {
-			return []string{"evaluate", "--reference", p("reference.npy"), "--out", p("e2.csv"), p("samples/samples-1.npy"), p("nan/samples-2.npy")}
+			return []string{"evaluate", "--reference", p("reference.npy"), "--allow-unconverged-reference", "--out", p("e2.csv"), p("samples/samples-1.npy"), p("nan/samples-2.npy")}
 		}, []string{"nan/samples-2.npy", "is NaN"}, p("e2.csv")},
 		{"evaluate: test set d mismatch", func() []string {
 			return []string{"evaluate", "--reference", p("reference.npy"), "--test", p("bad/d2.csv"), "--out", p("e3.csv"), p("samples/samples-1.npy")}

@@ -6,17 +6,25 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
+	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/wcmc-project/wcmc"
+	"github.com/wcmc-project/wcmc/diagnostics"
 )
 
 func newEvaluateCmd() *cobra.Command {
 	var (
-		ref, test, out string
-		intercept      bool
+		ref, test, out   string
+		intercept        bool
+		allowUnconverged bool
+		limits           chainLimits
 	)
 	cmd := &cobra.Command{
 		Use:   "evaluate --reference REF.npy [--test TEST.csv] SAMPLES.npy...",
@@ -31,7 +39,16 @@ global posterior represented by the reference samples (wcmc posterior):
         p̂_g,i that of the reference (the test labels are not used)
 
 Prints CSV (file,err2[,kl]) with numbers in full precision, to stdout or
---out.` + interceptHelp,
+--out.
+
+The reference has to be a converged sample of the posterior, or err2 and kl
+measure its error as much as the samples'. evaluate reads the diagnostics
+wcmc posterior wrote beside it (REF.summary.csv) and refuses a reference
+with a parameter whose R̂ exceeds 1.01 or whose bulk or tail ESS is below
+400 (--max-rhat, --min-ess), naming them; --allow-unconverged-reference
+evaluates against it anyway, with a warning. A reference without that file
+(or with one that does not describe its draws) is evaluated against with a
+warning that its convergence is unknown.` + interceptHelp,
 		Example: `  wcmc evaluate --reference reference.npy --test test.csv global.npy wgcmc.npy`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -42,6 +59,10 @@ Prints CSV (file,err2[,kl]) with numbers in full precision, to stdout or
 				if err := checkNotInputs(outPaths(out), append([]string{ref, test}, args...)); err != nil {
 					return err
 				}
+			}
+			lim, err := limits.check()
+			if err != nil {
+				return err
 			}
 			reference, err := readMatrix(ref, "reference-sample")
 			if err != nil {
@@ -61,6 +82,15 @@ Prints CSV (file,err2[,kl]) with numbers in full precision, to stdout or
 					return fmt.Errorf("d mismatch: test set %s has d = %d covariates, the reference %s has d = %d", test, set.Dim(), ref, d)
 				}
 				testU = set.U
+			}
+			switch c := checkReference(ref, reference, lim); {
+			case c.unknown != "":
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: %s\n", c.unknown, unknownReference)
+			case c.failed != "" && !allowUnconverged:
+				return fmt.Errorf("%s. err2 and kl against it would include its own error: draw a converged reference (wcmc posterior: %s), "+
+					"or pass --allow-unconverged-reference to evaluate against it anyway", c.failed, c.remedy)
+			case c.failed != "":
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s; evaluating against it anyway (--allow-unconverged-reference): err2 and kl include its own error\n", c.failed)
 			}
 			var b bytes.Buffer
 			w := csv.NewWriter(&b)
@@ -103,5 +133,71 @@ Prints CSV (file,err2[,kl]) with numbers in full precision, to stdout or
 	f.StringVar(&test, "test", "", "test set, CSV rows label,x1,…,xd, for the predictive KL")
 	f.BoolVar(&intercept, "intercept", false, "--test: "+interceptUsage)
 	f.StringVar(&out, "out", "", "write the CSV here instead of stdout")
+	f.BoolVar(&allowUnconverged, "allow-unconverged-reference", false, "evaluate against a reference whose diagnostics (REF.summary.csv) fail --max-rhat or --min-ess, with a warning, instead of refusing")
+	limits.registerAs(f, "refuse a reference with a parameter whose split-R̂ exceeds this", "refuse a reference with a parameter whose bulk or tail ESS is below this")
 	return cmd
+}
+
+// unknownReference ends the warning about a reference of unknown
+// convergence.
+const unknownReference = "its convergence is unknown; err2 and kl assume it is a converged sample of the posterior"
+
+// referenceCheck is what the diagnostics beside a reference say of it:
+// unknown says why there are none to go by (else ""); failed names the
+// parameters that fail the thresholds (else ""), and remedy the settings
+// of wcmc posterior that would help.
+type referenceCheck struct {
+	unknown, failed, remedy string
+}
+
+// checkReference judges the reference file ref, its draws pooled in
+// reference, by the summary wcmc posterior wrote beside it
+// (FILE.summary.csv, summaryPath) against limits. A summary whose means
+// are not those of the draws is another file's and is not used.
+func checkReference(ref string, reference *mat.Dense, limits diagnostics.Thresholds) referenceCheck {
+	path := summaryPath(ref)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return referenceCheck{unknown: fmt.Sprintf("the reference %s has no diagnostics beside it (%s, which wcmc posterior writes)", ref, path)}
+	}
+	if err != nil {
+		return referenceCheck{unknown: fmt.Sprintf("the diagnostics of the reference %s do not read: %v", ref, err)}
+	}
+	defer f.Close()
+	names, rows, err := diagnostics.ReadCSV(f)
+	if err != nil {
+		return referenceCheck{unknown: fmt.Sprintf("the diagnostics of the reference %s do not read: %s: %v", ref, path, err)}
+	}
+	_, d := reference.Dims()
+	if len(rows) != d {
+		return referenceCheck{unknown: fmt.Sprintf("%s describes %d parameters, the reference %s has d = %d: it is not the reference's", path, len(rows), ref, d)}
+	}
+	for j, r := range rows {
+		m := stat.Mean(mat.Col(nil, j, reference), nil)
+		if !(math.Abs(m-r.Mean) <= 1e-9*(math.Abs(m)+r.SD)) {
+			return referenceCheck{unknown: fmt.Sprintf("%s gives %s a mean of %g, the draws of the reference %s have %g: it is not the reference's", path, names[j], r.Mean, ref, m)}
+		}
+	}
+	var bad []string
+	worst := diagnostics.Summary{Rhat: math.Inf(-1), ESSBulk: math.Inf(1), ESSTail: math.Inf(1)}
+	for j, r := range rows {
+		worst.Rhat, worst.ESSBulk, worst.ESSTail = math.Max(worst.Rhat, r.Rhat), math.Min(worst.ESSBulk, r.ESSBulk), math.Min(worst.ESSTail, r.ESSTail)
+		if limits.Failures(r) != nil {
+			bad = append(bad, names[j])
+		}
+	}
+	if bad == nil {
+		return referenceCheck{}
+	}
+	c := referenceCheck{
+		failed: fmt.Sprintf("the reference %s fails its convergence checks (%s): %d of %d parameters miss R̂ ≤ %g or bulk and tail ESS ≥ %g "+
+			"(max R̂ %.4g, min bulk ESS %.0f, min tail ESS %.0f): %s",
+			ref, path, len(bad), len(rows), limits.MaxRhat, limits.MinESS, worst.Rhat, worst.ESSBulk, worst.ESSTail, strings.Join(bad, ", ")),
+		remedy: "more --samples or a longer --burnin",
+	}
+	var rec samplerRecord
+	if readJSON(recordPath(ref), &rec) == nil && rec.Sampler == wcmc.Gibbs {
+		c.remedy = "--sampler hmc, " + c.remedy
+	}
+	return c
 }

@@ -52,7 +52,10 @@ func (b Band) describe() string {
 
 // Options are the choices a figure leaves to its reader.
 type Options struct {
-	Band Band // the band around each mean; BandCI when zero
+	// Band is the band around each mean; BandCI when zero. A trajectory
+	// experiment's figures (Spec.Trajectory) always draw medians with the
+	// 5–95% range of the trials.
+	Band Band
 }
 
 // ciLevel is the coverage of BandCI.
@@ -238,19 +241,38 @@ func (f Figure) shows(name string) bool {
 	return p == f.Protocol
 }
 
-// Chart builds figure f from summary rows: one series per scheme it shows
-// (Spec.Schemes order), in the paper's names and each scheme's own style,
-// of the mean with the band of opts; on a log y axis unless the metric is
-// in Spec.LinearY; a linear x axis labelled at the swept points. The
-// caption states the settings (Spec.Caption), the protocol of the WVCMC
-// curves and what line and band show.
-func Chart(spec runner.Spec, v runner.Values, summary []SummaryRow, f Figure, opts Options) figure.Chart {
+// Describe returns the one-line description of spec as run in res: with
+// the sizes and settings of res's values (Spec.Describe), so that a
+// --quick or --set run is not described at the defaults. It returns
+// spec.Description, at the defaults, when res is nil (the experiment did
+// not run) or the spec has no Describe.
+func Describe(spec runner.Spec, res *runner.Result) string {
+	if res == nil || spec.Describe == nil {
+		return spec.Description
+	}
+	return spec.Describe(res.Values)
+}
+
+// Chart builds figure f of res from its summary rows: one series per
+// scheme it shows (Spec.Schemes order), in the paper's names and each
+// scheme's own style, of the mean with the band of opts (for a trajectory
+// experiment, the median with the 5–95% range of the trials, capped as
+// trajectorySeries says); on a log y axis unless the metric is in
+// Spec.LinearY; a linear x axis labelled at the swept points. The title
+// marks a smoke-sized run (--quick); the caption states the description
+// and settings at the run's values (Describe, Spec.Caption), the protocol
+// of the WVCMC curves and what lines and bands show.
+func Chart(res *runner.Result, summary []SummaryRow, f Figure, opts Options) figure.Chart {
+	spec, v := res.Spec, res.Values
 	title := spec.ID
 	if spec.Figure != "" {
 		title = spec.Figure + " — " + spec.ID
 	}
 	if !f.Main && f.Protocol != "" {
 		title += ", WVCMC: " + protocolNames[f.Protocol]
+	}
+	if res.Quick {
+		title += " (--quick run)"
 	}
 	xlabel := spec.XLabel
 	if xlabel == "" {
@@ -261,6 +283,48 @@ func Chart(spec runner.Spec, v runner.Values, summary []SummaryRow, f Figure, op
 	if !spec.LogX {
 		c.XTicks = v.XList()
 	}
+	var bands string
+	if spec.Trajectory {
+		bands = trajectorySeries(&c, res, f)
+	} else {
+		bands = meanSeries(&c, spec, summary, f, opts)
+	}
+	var first []string
+	if d := Describe(spec, res); d != "" {
+		first = append(first, d+".")
+	}
+	if res.Quick {
+		first = append(first, "A smoke-sized run (--quick).")
+	}
+	var lines []string
+	if len(first) > 0 {
+		lines = append(lines, strings.Join(first, " "))
+	}
+	var last []string
+	if spec.Caption != nil {
+		if s := spec.Caption(v); s != "" {
+			last = append(last, "Settings: "+s+".")
+		}
+	}
+	// The settings name the default protocol's optimiser; say which
+	// protocol the curves follow when there is a choice.
+	if f.Protocol != "" && (f.Protocol != scheme.Default || len(runProtocols(summary)) > 1) {
+		last = append(last, "WVCMC: "+protocolNames[f.Protocol]+" protocol.")
+	}
+	if bands != "" {
+		last = append(last, bands)
+	}
+	if len(last) > 0 {
+		lines = append(lines, strings.Join(last, " "))
+	}
+	c.Caption = strings.Join(lines, "\n")
+	return c
+}
+
+// meanSeries sets the series of c from the summary rows: the mean of each
+// scheme figure f shows with the band of opts. It returns the caption's
+// sentence on the lines and bands ("" without rows).
+func meanSeries(c *figure.Chart, spec runner.Spec, summary []SummaryRow, f Figure, opts Options) string {
 	minN, maxN := math.MaxInt, 0
 	cut := false // a confidence interval left out for reaching zero
 	for _, s := range spec.Schemes {
@@ -288,29 +352,10 @@ func Chart(spec runner.Spec, v runner.Values, summary []SummaryRow, f Figure, op
 			c.Series = append(c.Series, ser)
 		}
 	}
-	var lines []string
-	if spec.Description != "" {
-		lines = append(lines, spec.Description+".")
+	if maxN == 0 {
+		return ""
 	}
-	var last []string
-	if spec.Caption != nil {
-		if s := spec.Caption(v); s != "" {
-			last = append(last, "Settings: "+s+".")
-		}
-	}
-	// The settings name the default protocol's optimiser; say which
-	// protocol the curves follow when there is a choice.
-	if f.Protocol != "" && (f.Protocol != scheme.Default || len(runProtocols(summary)) > 1) {
-		last = append(last, "WVCMC: "+protocolNames[f.Protocol]+" protocol.")
-	}
-	if maxN > 0 {
-		last = append(last, bandCaption(opts.Band, minN, maxN, cut))
-	}
-	if len(last) > 0 {
-		lines = append(lines, strings.Join(last, " "))
-	}
-	c.Caption = strings.Join(lines, "\n")
-	return c
+	return bandCaption(opts.Band, minN, maxN, cut)
 }
 
 // bandCaption says what the lines and bands of a figure show.

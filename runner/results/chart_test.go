@@ -92,7 +92,7 @@ func TestChartLegendAndCaption(t *testing.T) {
 		{figs[1], []string{"GCMC", "WGCMC-OMA", "WVCMC-OMA (paper SGD)"}},
 		{figs[2], []string{"GCMC", "WGCMC-OMA", "WVCMC-OMA (converged)"}},
 	} {
-		ch := results.Chart(spec, v, rows, c.f, results.Options{})
+		ch := results.Chart(&runner.Result{Spec: spec, Values: v}, rows, c.f, results.Options{})
 		var names []string
 		for _, s := range ch.Series {
 			names = append(names, s.Name)
@@ -128,7 +128,7 @@ func TestChartLegendAndCaption(t *testing.T) {
 			}
 		}
 	}
-	spread := results.Chart(spec, v, rows, figs[0], results.Options{Band: results.BandSpread})
+	spread := results.Chart(&runner.Result{Spec: spec, Values: v}, rows, figs[0], results.Options{Band: results.BandSpread})
 	if !strings.Contains(spread.Caption, "5–95% range of the trials") || spread.Series[0].Lo[0] != 0.05 || spread.Series[0].Hi[0] != 0.5 {
 		t.Errorf("spread band: caption %q, band [%g, %g]", spread.Caption, spread.Series[0].Lo[0], spread.Series[0].Hi[0])
 	}
@@ -147,7 +147,7 @@ func TestChartConfidenceBand(t *testing.T) {
 			rows[i].SD = 5
 		}
 	}
-	ch := results.Chart(spec, v, rows, results.Figures(spec, rows)[0], results.Options{})
+	ch := results.Chart(&runner.Result{Spec: spec, Values: v}, rows, results.Figures(spec, rows)[0], results.Options{})
 	s := ch.Series[0]
 	const t3 = 3.182446305284263 // t_{0.975, 3}
 	if h := t3 * 0.5 / 2; math.Abs(s.Lo[0]-(1-h)) > 1e-12 || math.Abs(s.Hi[0]-(1+h)) > 1e-12 {

@@ -90,7 +90,7 @@ func WriteFilesWith(dir string, res *runner.Result, opts Options) (files, warnin
 	var figFiles []string
 	seen := map[string]bool{} // a scheme that learns no map is in every protocol's figure
 	for _, f := range Figures(res.Spec, summary) {
-		fs, ws, err := figure.Save(Chart(res.Spec, res.Values, summary, f, opts), filepath.Join(dir, f.Base))
+		fs, ws, err := figure.Save(Chart(res, summary, f, opts), filepath.Join(dir, f.Base))
 		figFiles = append(figFiles, fs...)
 		if err != nil {
 			return append(files, figFiles...), warnings, err
@@ -190,7 +190,7 @@ type sessionRecord struct {
 
 func writeJSON(w io.Writer, res *runner.Result, figWarnings []string) error {
 	rec := runRecord{
-		Experiment: res.Spec.ID, Figure: res.Spec.Figure, Description: res.Spec.Description,
+		Experiment: res.Spec.ID, Figure: res.Spec.Figure, Description: Describe(res.Spec, res),
 		XName: res.Spec.X, Params: res.Values.Map(), Seed: res.Seed, Trials: res.Trials,
 		Quick: res.Quick, Version: res.ComputedBy(), Skipped: res.Notes, FigureWarnings: figWarnings,
 		Info: []infoRecord{}, Start: res.Start, End: res.End,
