@@ -118,6 +118,9 @@ func (g figureGroup) othersSummary() string {
 	for i, f := range g.others {
 		names[i] = protocolTitle(f.Protocol)
 	}
+	if len(names) == 1 {
+		return "WVCMC under the " + names[0] + " protocol"
+	}
 	return "WVCMC under the " + strings.Join(names, " and ") + " protocols"
 }
 

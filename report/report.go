@@ -308,12 +308,18 @@ func status(s Section) string {
 const maxStatus = 160
 
 // paramList returns the parameters of a result as "name=value" in
-// declaration order.
+// declaration order. A parameter that names input data by a path on the
+// machine that computed the result (Param.Digest) shows the data's digest
+// instead, which names the data wherever it lies: "data_dir=sha256:…".
 func paramList(res *runner.Result) []string {
 	m := res.Values.Map()
 	var out []string
 	for _, n := range res.Values.Names() {
-		out = append(out, n+"="+m[n])
+		v := m[n]
+		if d, ok := res.InputDigests[n]; ok && d != "" && filepath.IsAbs(v) {
+			v = d
+		}
+		out = append(out, n+"="+v)
 	}
 	return out
 }
