@@ -3,7 +3,6 @@ package claims
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -31,75 +30,63 @@ const (
 // the exceedance probability were 1−q or more) and fails when
 // P(Bin(n, 1−q) ≥ k) is. The test is exact and distribution-free, and
 // decides even when every trial has the same value, where no interval of
-// a mean can. The comparison's ratio is level/q̂ with q̂ the sample
-// quantile, and its interval level/x₍ᵤ₎ … level/x₍ₗ₎ from the order
-// statistics that bound the quantile at the two-sided Level.
+// a mean can. The comparison shows the share of trials at or above level,
+// k/n, and its ratio is (1−q)/(k/n) with the Clopper–Pearson interval of
+// the exceedance probability at the two-sided Level: above 1 supports the
+// claim, +Inf when no trial exceeds.
 func quantileBelow(t *Trials, p int, s string, q, level float64) *node {
 	t.used[s] = true
 	tv := t.vals[s][p]
-	x := make([]float64, len(tv))
-	for i, v := range tv {
-		x[i] = v.v
+	n := len(tv)
+	k := 0 // trials at or above level
+	for _, v := range tv {
+		if v.v >= level {
+			k++
+		}
 	}
-	slices.Sort(x)
-	n := len(x)
-	c := Comparison{At: t.at(p), Test: fmt.Sprintf("%s: %g%% of trials below %g", s, 100*q, level),
+	c := Comparison{At: t.at(p), Test: fmt.Sprintf("%s: share of trials at or above %g below %.2g", s, level, 1-q),
 		Stat: math.NaN(), SE: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), PHold: 1, PFail: 1, N: n, Paired: true}
 	l := &leaf{}
-	switch {
-	case n < 2:
+	if n < 2 {
 		c.Verdict, c.Note, l.fixed = Inconclusive, fmt.Sprintf("n = %d: no test", n), true
-	case x[0] <= 0:
-		c.Verdict, c.Note, l.fixed = NotEvaluated, fmt.Sprintf("a value of %s at %s is not positive", s, t.at(p)), true
-	default:
-		k := n - sortSearch(x, level) // trials at or above level
-		b := distuv.Binomial{N: float64(n), P: 1 - q}
-		c.PHold = b.CDF(float64(k))
-		if k > 0 {
-			c.PFail = 1 - b.CDF(float64(k-1))
-		}
-		lo, hi := quantileBounds(n, q)
-		qhat := x[max(0, int(math.Ceil(q*float64(n)))-1)]
-		c.Stat = math.Log(level) - math.Log(qhat)
-		c.Lo = math.Log(level) - math.Log(x[hi])
-		c.Hi = math.Log(level) - math.Log(x[lo])
-		c.Verdict = Inconclusive
-		c.Values = []Estimate{{Scheme: s, XName: t.XName, X: t.x[p], What: fmt.Sprintf("%g%% quantile", 100*q), Mean: qhat, N: n}}
-		p := c.PHold
-		if c.PFail < p {
-			p = c.PFail
-		}
-		c.Note = fmt.Sprintf("%d of %d trials at or above %g: exact binomial test against a share of %g, p = %.2g (the interval is that of the %g%% quantile, err2 compared as at least %g)",
-			k, n, level, 1-q, p, 100*q, Err2Floor)
+		l.cmp = c
+		return &node{leaf: l}
 	}
+	b := distuv.Binomial{N: float64(n), P: 1 - q}
+	c.PHold = b.CDF(float64(k))
+	c.PFail = binomialUpper(b, k)
+	share := float64(k) / float64(n)
+	pLo, pHi := clopperPearson(k, n)
+	c.Stat = math.Log(1-q) - math.Log(share)
+	c.Lo = math.Log(1-q) - math.Log(pHi)
+	c.Hi = math.Log(1-q) - math.Log(pLo)
+	c.Verdict = Inconclusive
+	c.Values = []Estimate{{Scheme: s, XName: t.XName, X: t.x[p], What: fmt.Sprintf("share at or above %g", level), Mean: share, N: n}}
+	c.Note = fmt.Sprintf("%d of %d trials at or above %g: exact binomial test against a share of %.2g, p = %.2g",
+		k, n, level, 1-q, math.Min(c.PHold, c.PFail))
 	l.cmp = c
 	return &node{leaf: l}
 }
 
-// sortSearch returns the number of values of the sorted x below v.
-func sortSearch(x []float64, v float64) int {
-	i, _ := slices.BinarySearch(x, v)
-	return i
+// binomialUpper returns P(X ≥ k) for X ~ b, summed term by term so that a
+// tail far below machine precision keeps its value.
+func binomialUpper(b distuv.Binomial, k int) float64 {
+	var p float64
+	for j := int(b.N); j >= k; j-- {
+		p += b.Prob(float64(j))
+	}
+	return math.Min(p, 1)
 }
 
-// quantileBounds returns the indices (0-based) of the order statistics
-// that bound the q-quantile of n values with two-sided confidence at least
-// Level: lo the largest index with P(Bin(n, q) ≤ lo) ≤ α, hi the smallest
-// with P(Bin(n, q) ≤ hi) ≥ 1 − α, clamped to the sample.
-func quantileBounds(n int, q float64) (lo, hi int) {
-	b := distuv.Binomial{N: float64(n), P: q}
-	lo, hi = 0, n-1
-	for j := n - 1; j >= 0; j-- {
-		if b.CDF(float64(j)) <= alpha {
-			lo = j
-			break
-		}
+// clopperPearson returns the two-sided Level Clopper–Pearson interval of a
+// binomial probability with k successes in n trials.
+func clopperPearson(k, n int) (lo, hi float64) {
+	lo, hi = 0, 1
+	if k > 0 {
+		lo = distuv.Beta{Alpha: float64(k), Beta: float64(n - k + 1)}.Quantile(alpha)
 	}
-	for j := 0; j < n; j++ {
-		if b.CDF(float64(j)) >= 1-alpha {
-			hi = j
-			break
-		}
+	if k < n {
+		hi = distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(1 - alpha)
 	}
 	return lo, hi
 }

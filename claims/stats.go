@@ -104,8 +104,14 @@ func (c Comparison) Brief() string {
 		ms[i] = Num(e.Mean)
 	}
 	what := "means"
-	if len(c.Values) > 0 && c.Values[0].What == "spread" {
-		what = "spreads"
+	if len(c.Values) > 0 {
+		switch w := c.Values[0].What; w {
+		case "spread":
+			what = "spreads"
+		case "mean", "":
+		default:
+			what = w
+		}
 	}
 	r, _, _ := c.Ratio()
 	pairing := "paired"

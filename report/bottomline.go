@@ -97,29 +97,53 @@ func findings(sections []Section) []string {
 	return out
 }
 
-// overfitFinding names the paper's statements that hold in sample (under
-// some protocol) while their fresh-signal twin fails under every protocol
-// it is judged under.
+// overfitFinding names the paper's statements that hold in sample under
+// at least one protocol while their fresh-signal twin fails under every
+// protocol it is judged under: those about WVCMC, whose learned map is
+// scored on the signals it was fitted to, apart from those about schemes
+// that learn no map.
 func overfitFinding(sections []Section) string {
 	byID := claimsByID(sections)
-	var ids []string
+	var maps, free []string
 	for _, s := range sections {
 		for _, c := range s.Claims {
 			if c.Claim.Addition || claims.Fresh(c.Claim.Metric) || !anyVerdict(c, claims.Holds) {
 				continue
 			}
 			f, ok := byID[c.Claim.ID+"-fresh"]
-			if ok && len(f.Outcomes) > 0 && allVerdict(f, claims.Fails) {
-				ids = append(ids, c.Claim.ID)
+			if !ok || len(f.Outcomes) == 0 || !allVerdict(f, claims.Fails) {
+				continue
+			}
+			if c.Claim.MapFree {
+				free = append(free, c.Claim.ID)
+			} else {
+				maps = append(maps, c.Claim.ID)
 			}
 		}
 	}
-	if len(ids) == 0 {
+	var parts []string
+	if len(maps) > 0 {
+		parts = append(parts, fmt.Sprintf("%s about WVCMC %s on the in-sample metric under at least one protocol but %s on fresh signals under every protocol (%s): "+
+			"the in-sample err2 scores a learned map on the very signals it was fitted to, and there the fit, not the scheme, makes the error small",
+			countOf(len(maps), "statement"), verb(len(maps), "holds", "hold"), verb(len(maps), "fails", "fail"), strings.Join(maps, ", ")))
+	}
+	if len(free) > 0 {
+		parts = append(parts, fmt.Sprintf("%s about schemes that learn no map %s in sample but %s on fresh signals (%s): see %s",
+			countOf(len(free), "statement"), verb(len(free), "holds", "hold"), verb(len(free), "fails", "fail"), strings.Join(free, ", "),
+			verb(len(free), "its section", "their sections")))
+	}
+	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s of the paper hold on the in-sample metric but fail on fresh signals under every protocol (%s): "+
-		"the in-sample err2 scores a learned map on the very signals it was fitted to, and there the fit, not the scheme, makes the error small.",
-		countOf(len(ids), "statement"), strings.Join(ids, ", "))
+	return strings.Join(parts, "; ") + "."
+}
+
+// verb returns one for a count of 1, other otherwise.
+func verb(n int, one, other string) string {
+	if n == 1 {
+		return one
+	}
+	return other
 }
 
 func anyVerdict(c Checked, v claims.Verdict) bool {
@@ -197,23 +221,40 @@ func fewTrialsFinding(sections []Section) string {
 		strings.Join(parts, ", "), claims.MinTrials)
 }
 
-// notRunFinding counts the claims not evaluated under the converged
-// protocol because their experiment did not run it.
+// notRunFinding says, per experiment, why its claims about WVCMC are not
+// evaluated under the converged protocol: the protocol was not run, or
+// its fits stopped short of a stationary point (the outcome's reason).
 func notRunFinding(sections []Section) string {
-	var ids []string
+	var notRun, unstationary []string
 	for _, s := range sections {
-		if s.Result == nil || claims.HasProtocol(s.Result, scheme.Converged) {
+		if s.Result == nil {
 			continue
 		}
 		for _, c := range s.Claims {
-			if slices.Contains(c.Claim.Protocols(), scheme.Converged) && !c.Claim.Addition {
-				ids = append(ids, s.Spec.ID)
+			o, ok := c.Under(scheme.Converged)
+			if !ok || o.Verdict != claims.NotEvaluated || c.Claim.Addition {
+				continue
+			}
+			if !claims.HasProtocol(s.Result, scheme.Converged) {
+				notRun = append(notRun, s.Spec.ID)
+				break
+			}
+			if strings.Contains(o.Reason, "stationary point") {
+				why, _, _ := strings.Cut(o.Reason, " (")
+				unstationary = append(unstationary, fmt.Sprintf("%s (%s)", s.Spec.ID, why))
 				break
 			}
 		}
 	}
-	if len(ids) == 0 {
+	var parts []string
+	if len(notRun) > 0 {
+		parts = append(parts, fmt.Sprintf("for %s (the converged protocol was not run at the paper's size)", strings.Join(notRun, ", ")))
+	}
+	if len(unstationary) > 0 {
+		parts = append(parts, "for "+strings.Join(unstationary, "; "))
+	}
+	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("The converged protocol was not run for %s: their claims about WVCMC are not evaluated under it.", strings.Join(ids, ", "))
+	return "Under the converged protocol the claims about WVCMC are not evaluated " + strings.Join(parts, " and ") + "."
 }

@@ -215,7 +215,7 @@ func htmlTOC(w *bufio.Writer, l layout) {
 			sub = append(sub, fmt.Sprintf("<a href=\"#%s\">%s</a>", esc(figureID(s.id, g.metric)), esc(g.metric)))
 		}
 		if len(s.claims) > 0 {
-			sub = append(sub, fmt.Sprintf("<a href=\"#%s\">%s</a>", esc(claimsID(s.id)), esc(countOf(len(s.claims), "claim"))))
+			sub = append(sub, fmt.Sprintf("<a href=\"#%s\">%s</a>", esc(claimsID(s.id)), esc(s.claimCount())))
 		}
 		if len(sub) > 0 {
 			p(" <span class=\"sub\">— %s</span>", strings.Join(sub, " · "))

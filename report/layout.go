@@ -292,6 +292,22 @@ func sectionLayoutOf(s Section, limits diagnostics.Thresholds) sectionLayout {
 	return l
 }
 
+// claimCount says how many claims a section has: "4 claims", or "2
+// claims and 2 of the project's" when it has additions (not counted).
+func (s sectionLayout) claimCount() string {
+	n := 0
+	for _, c := range s.claims {
+		if !c.claim.Addition {
+			n++
+		}
+	}
+	out := countOf(n, "claim")
+	if a := len(s.claims) - n; a > 0 {
+		out += fmt.Sprintf(" and %d of the project's", a)
+	}
+	return out
+}
+
 // shownInterval writes an interval that was not computed (too few trials
 // for the bootstrap: its bounds are NaN) as a dash.
 func shownInterval(s string) string {

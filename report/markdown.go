@@ -141,7 +141,7 @@ func markdownTOC(w *bufio.Writer, l layout) {
 		fmt.Fprintf(w, "- [%s](#%s)", s.title, anchor(s.title))
 		if len(s.claims) > 0 {
 			h := "Claims about " + s.figure
-			fmt.Fprintf(w, " — [%s](#%s)", countOf(len(s.claims), "claim"), anchor(h))
+			fmt.Fprintf(w, " — [%s](#%s)", s.claimCount(), anchor(h))
 		}
 		fmt.Fprintln(w)
 	}

@@ -114,14 +114,21 @@ func ProtocolDescription(p scheme.Protocol) string {
 // with the protocol of a variational scheme run under one other than the
 // default: "wgcmc-oma" → "WGCMC-OMA", "wvcmc-oma.paper" → "WVCMC-OMA (paper
 // SGD)". An unknown name is returned as it is.
+//
+// A scheme on the mean-centred link (scheme.CentredPrefix) is labelled
+// as its counterpart, followed by ", centred".
 func SchemeLabel(name string) string {
 	base, p, ok := scheme.Split(name)
 	if !ok {
 		return name
 	}
-	label, known := paperNames[base]
+	bare, centred := strings.CutPrefix(base, scheme.CentredPrefix)
+	label, known := paperNames[bare]
 	if !known {
-		label = base
+		label = bare
+	}
+	if centred {
+		label += ", centred"
 	}
 	if p != scheme.Default {
 		label += " (" + protocolNames[p] + ")"
@@ -137,17 +144,22 @@ var styleOrder = []string{scheme.GCMC, scheme.WGCMCOMA, scheme.WGCMCNOMA, scheme
 // styleOf returns the style of a result's scheme, or nil for a scheme of
 // no fixed style. A digital baseline, "digital-" and the name of its
 // analog counterpart, has the counterpart's colour and marker on a fine
-// dotted line.
+// dotted line; a scheme on the mean-centred link (scheme.CentredPrefix)
+// has them on a long-dashed line.
 func styleOf(name string) *figure.Style {
 	base, _, _ := scheme.Split(name)
 	digital := scheme.IsDigital(base)
+	base, centred := strings.CutPrefix(base, scheme.CentredPrefix)
 	i := slices.Index(styleOrder, strings.TrimPrefix(base, "digital-"))
 	if i < 0 {
 		return nil
 	}
 	s := figure.StyleOf(i)
-	if digital {
+	switch {
+	case digital:
 		s.Dashes = []vg.Length{vg.Points(1), vg.Points(2.5)}
+	case centred:
+		s.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
 	}
 	return &s
 }
@@ -203,7 +215,8 @@ func runProtocols(summary []SummaryRow) []scheme.Protocol {
 }
 
 // Figures lists the figures of a result, metric by metric (Spec.Metrics
-// order): the main one, holding every scheme that learns no map and the
+// order; a metric without summary rows, e.g. one added to the experiment
+// after a stored result was computed, has none): the main one, holding every scheme that learns no map and the
 // variational schemes under the default protocol (or, without it, the
 // first protocol run), then one per other protocol run, named
 // FigureBase.protocol (e.g. gauss-snr.paper, gauss-snr.err2_fresh.converged).
@@ -217,6 +230,9 @@ func Figures(spec runner.Spec, summary []SummaryRow) []Figure {
 	}
 	var out []Figure
 	for _, m := range spec.Metrics {
+		if !slices.ContainsFunc(summary, func(r SummaryRow) bool { return r.Metric == m }) {
+			continue
+		}
 		base := FigureBase(spec, m)
 		if len(ps) == 0 {
 			out = append(out, Figure{Metric: m, Main: true, Base: base})
@@ -239,6 +255,26 @@ func (f Figure) shows(name string) bool {
 		return true
 	}
 	return p == f.Protocol
+}
+
+// describeMetric returns the description d of spec's experiment as a
+// figure of metric states it: the phrase naming the experiment's first
+// metric ("err2" in "probit regression (…): err2 vs SNR", after the colon
+// when there is one) replaced by metric's name when the figure shows
+// another.
+func describeMetric(d string, spec runner.Spec, metric string) string {
+	if len(spec.Metrics) == 0 || metric == spec.Metrics[0] {
+		return d
+	}
+	start := 0
+	if c := strings.Index(d, ": "); c >= 0 {
+		start = c + 2
+	}
+	vs := strings.Index(d[start:], " vs ")
+	if vs < 0 {
+		return d
+	}
+	return d[:start] + metric + d[start+vs:]
 }
 
 // Describe returns the one-line description of spec as run in res: with
@@ -290,7 +326,7 @@ func Chart(res *runner.Result, summary []SummaryRow, f Figure, opts Options) fig
 		bands = meanSeries(&c, spec, summary, f, opts)
 	}
 	var first []string
-	if d := Describe(spec, res); d != "" {
+	if d := describeMetric(Describe(spec, res), spec, f.Metric); d != "" {
 		first = append(first, d+".")
 	}
 	if res.Quick {
