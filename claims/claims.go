@@ -201,7 +201,9 @@ func (c Claim) Evaluate(res *runner.Result, p scheme.Protocol) Outcome {
 	o := evaluateFormula(c.ID, c.Metric, c.formula, res, p)
 	o.Protocol = p
 	if c.Other != nil {
-		other := evaluateFormula(c.ID+"|other", c.Metric, c.Other.formula, res, p)
+		// Seeded as the main reading, so that a comparison both readings
+		// make is resampled alike.
+		other := evaluateFormula(c.ID, c.Metric, c.Other.formula, res, p)
 		other.Protocol = p
 		o.Other = &other
 	}

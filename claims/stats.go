@@ -113,6 +113,11 @@ func (c Comparison) Brief() string {
 			what = w
 		}
 	}
+	if len(ms) > 4 {
+		// A contrast over many sweep points: its values are in the
+		// report's table; the line says how many.
+		ms = append(ms[:4:4], fmt.Sprintf("… (%d values)", len(c.Values)))
+	}
 	r, _, _ := c.Ratio()
 	pairing := "paired"
 	if !c.Paired {
