@@ -20,6 +20,8 @@ import (
 // the server receives y_k = E_k θ_k + n_k per worker (eq: rev signal),
 // under NOMA y = Σ_k E_k θ_k + n (eq: rev signal noma), with the power
 // scales P_k of eq: approx pc and noise variance N0 = P/(m_r 10^{SNR/10}).
+// With link.Centre each worker sends its samples minus their mean, and the
+// mean digitally from the same budget of blocks (docs/BEYOND.md note 17).
 func Transmit(samples []*mat.Dense, link channel.Config, seed uint64) (*channel.Received, error) {
 	return channel.Transmit(stream(seed, stepTransmit, 0), link, samples)
 }
@@ -57,9 +59,10 @@ type Aggregation struct {
 
 // Result is the server's output.
 type Result struct {
-	// Theta holds the S global samples θ_s = Σ_k W_k y_k^{(s)} as rows (S×d).
+	// Theta holds the S global samples θ_s = Σ_k W_k y_k^{(s)} as rows (S×d),
+	// plus the map's offset b on a mean-centred link (channel.Config.Centre).
 	Theta *mat.Dense
-	// Map is the learned linear map; it applies unchanged to fresh signals
+	// Map is the learned affine map; it applies unchanged to fresh signals
 	// of the same link (channel.Retransmit).
 	Map consensus.Map
 	// Fit is WVCMC's optimisation report (nil for GCMC and WGCMC).
@@ -121,11 +124,19 @@ type Metrics struct {
 	// KL is the predictive KL divergence of eq: KL divergence on the test
 	// inputs; NaN when none were given.
 	KL float64
+	// The uncertainty metrics (metric.Uncertainty) against the reference
+	// draws' mean μ, covariance C and per-coordinate empirical CDF: the RMS
+	// of (μ̂_i − μ_i)/σ_i, ‖Ĉ − C‖_F/‖C‖_F, the reference mass in the
+	// samples' central 90% intervals averaged over the coordinates (0.9
+	// ideal), and the 2-Wasserstein distance of the Gaussian fits over
+	// √tr C.
+	MeanErr, CovErr, Coverage90, W2 float64
 }
 
-// Evaluate computes err2 of samples (S×d) against reference (S_g×d) and,
-// when test (N_t×d covariates) is not nil, the mean predictive KL
-// divergence KL(p̂ ‖ p̂_g) of their ensemble predictives (eq: pred dist1).
+// Evaluate computes err2 and the uncertainty metrics of samples (S×d, at
+// least two) against reference (S_g×d, at least two) and, when test (N_t×d
+// covariates) is not nil, the mean predictive KL divergence KL(p̂ ‖ p̂_g)
+// of their ensemble predictives (eq: pred dist1).
 func Evaluate(samples, reference, test *mat.Dense) (Metrics, error) {
 	_, d := samples.Dims()
 	if _, dr := reference.Dims(); dr != d {
@@ -136,6 +147,15 @@ func Evaluate(samples, reference, test *mat.Dense) (Metrics, error) {
 	if m.Err2, err = metric.Err2(samples, metric.SecondMoment(reference)); err != nil {
 		return Metrics{}, err
 	}
+	ref, err := metric.NewSampleReference(reference)
+	if err != nil {
+		return Metrics{}, err
+	}
+	u, err := ref.Score(samples)
+	if err != nil {
+		return Metrics{}, err
+	}
+	m.MeanErr, m.CovErr, m.Coverage90, m.W2 = u.MeanErr, u.CovErr, u.Coverage90, u.W2
 	if test == nil {
 		return m, nil
 	}

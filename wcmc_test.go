@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/wcmc-project/wcmc"
 	"github.com/wcmc-project/wcmc/channel"
@@ -313,5 +314,36 @@ func TestEvaluate(t *testing.T) {
 	m, err = wcmc.Evaluate(&twice, ref, nil)
 	if err != nil || math.Abs(m.Err2-3) > 1e-12 {
 		t.Errorf("err2 of 2θ = %v, %v; want 3", m.Err2, err)
+	}
+	// The uncertainty metrics of 2θ against the draws θ (mean μ, covariance
+	// C): mean 2μ, covariance 4C, so mean_err = RMS(μ_i/σ_i), cov_err = 3
+	// and, 4C commuting with C, W₂² = ‖μ‖² + tr C.
+	s, d := ref.Dims()
+	var msd2, mu2, trC float64
+	for j := range d {
+		col := mat.Col(nil, j, ref)
+		mean, sd := stat.MeanStdDev(col, nil)
+		msd2 += mean * mean / (sd * sd)
+		mu2 += mean * mean
+		trC += sd * sd
+	}
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"mean_err", m.MeanErr, math.Sqrt(msd2 / float64(d))},
+		{"cov_err", m.CovErr, 3},
+		{"w2", m.W2, math.Sqrt(mu2/trC + 1)},
+	} {
+		if math.Abs(c.got-c.want) > 1e-9 {
+			t.Errorf("%s of 2θ = %.15g, want %.15g", c.name, c.got, c.want)
+		}
+	}
+	// Against themselves the draws have mean_err = cov_err = 0, w2 ≈ 0 and
+	// coverage90 = the share of them between their ⌈0.05S⌉-th and
+	// ⌈0.95S⌉-th smallest: 91 of 100.
+	m, err = wcmc.Evaluate(ref, ref, nil)
+	if err != nil || m.MeanErr != 0 || m.CovErr != 0 || m.W2 > 1e-7 || s != 100 || math.Abs(m.Coverage90-0.91) > 1e-15 {
+		t.Errorf("the reference against itself: %+v, %v", m, err)
 	}
 }

@@ -14,9 +14,9 @@
 // Beyond the paper (docs/BEYOND.md), Config also selects imperfect CSI
 // (zero-forcing on an estimate Ĥ, leaving residual interference), per-worker
 // large-scale gains β_k, a complex baseband Rayleigh or Rician channel
-// carrying the real symbols on I and Q, and truncated channel inversion with
-// a peak power and outage. Their zero values give the paper's link, bit for
-// bit.
+// carrying the real symbols on I and Q, truncated channel inversion with a
+// peak power and outage, and mean-centred transmission. Their zero values
+// give the paper's link, bit for bit.
 package channel
 
 import (
@@ -95,7 +95,7 @@ func ParseFading(s string) (Fading, error) {
 }
 
 // Config describes the uplink. The zero values of Complex, KFactor, CSI,
-// Gains and Control give the paper's link (real channel, perfect CSI, equal
+// Gains, Control and Centre give the paper's link (real channel, perfect CSI, equal
 // SNR, channel inversion with the long-term power rule); docs/BEYOND.md
 // states the models the other values select.
 type Config struct {
@@ -142,6 +142,13 @@ type Config struct {
 	// Control is the power control; the zero value is the paper's channel
 	// inversion with the long-term power rule (docs/BEYOND.md note 15).
 	Control PowerControl
+	// Centre sends each worker's fluctuations θ_s − m_k about the mean m_k
+	// of its samples, with P_k set by them, and m_k digitally in blocks
+	// taken from the samples' (centre.go, docs/BEYOND.md note 17); false is
+	// the paper's link. It needs perfect CSI, no truncated inversion and
+	// no Rician fading (the means' rate is that of the zero-forcing AWGN
+	// blocks).
+	Centre bool
 }
 
 // Validate reports a configuration that cannot be simulated.
@@ -172,7 +179,18 @@ func (c Config) Validate() error {
 	if err := c.Gains.validate(); err != nil {
 		return err
 	}
-	return c.Control.validate(c)
+	if err := c.Control.validate(c); err != nil {
+		return err
+	}
+	switch {
+	case c.Centre && c.CSI.imperfect():
+		return fmt.Errorf("centring with imperfect CSI: the means' digital rate assumes the zero-forcing link of perfect CSI")
+	case c.Centre && c.Control.PeakPower > 0:
+		return fmt.Errorf("centring with truncated inversion (peak power %v): the means' digital rate assumes full channel inversion", c.Control.PeakPower)
+	case c.Centre && c.Fading == Rician:
+		return fmt.Errorf("centring with rician fading: the means' digital rate needs E[(HHᴴ)^{-1}] = g·I, which Rician fading does not have")
+	}
+	return nil
 }
 
 // Dims returns m_r and m_t for parameter dimension d, counted in real

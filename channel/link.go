@@ -61,6 +61,16 @@ type Link struct {
 	// Residual is the measured residual-interference power per symbol
 	// per worker (imperfect CSI).
 	Residual []float64 `json:"residual,omitempty"`
+	// Mean-centred transmission (docs/BEYOND.md note 17): the signals
+	// carry E_k(θ_k − m_k) + n_k and Mean holds the m̂_k the server decoded
+	// (K×d), with their error variance per coordinate, codeword bits and
+	// blocks; Budget is the blocks the samples had before the means'.
+	Centre     bool        `json:"centre,omitempty"`
+	Mean       [][]float64 `json:"mean,omitempty"`
+	MeanVar    []float64   `json:"mean_var,omitempty"`
+	MeanBits   []int       `json:"mean_bits,omitempty"`
+	MeanBlocks []int       `json:"mean_blocks,omitempty"`
+	Budget     int         `json:"budget,omitempty"`
 }
 
 // NewLink describes rx, sent over cfg with the given seed, its signal
@@ -74,6 +84,7 @@ func NewLink(cfg Config, rx *Received, seed uint64) Link {
 		Complex: cfg.Complex, KFactor: cfg.KFactor, CSIError: cfg.CSI.ErrorVar, PilotLen: cfg.CSI.PilotLen,
 		PilotSNRdB: cfg.CSI.PilotSNRdB, PeakPower: cfg.Control.PeakPower, Gain: rx.Gain,
 		Outage: outageBlocks(rx.Outage), Residual: rx.Residual,
+		Centre: rx.Mean != nil, Mean: rx.Mean, MeanVar: rx.MeanVar, MeanBits: rx.MeanBits, MeanBlocks: rx.MeanBlocks, Budget: rx.Budget,
 	}
 }
 
@@ -169,6 +180,9 @@ func ParseLink(data []byte) (Link, error) {
 			}
 		}
 	}
+	if err := l.checkCentre(); err != nil {
+		return Link{}, err
+	}
 	streams := 1
 	if acc == OMA {
 		streams = l.K
@@ -195,7 +209,8 @@ func (l Link) Received(y []*mat.Dense, where []string) (*Received, error) {
 			return nil, fmt.Errorf("received-signal file %s is %d×%d, but the link says S×m_r = %d×%d", where[i], r, c, l.S, l.Mr)
 		}
 	}
-	rx := &Received{Access: acc, K: l.K, S: l.S, D: l.D, Mr: l.Mr, L: l.Repetition, Pk: l.Pk, N0: l.N0, Power: l.Power, Y: y, Gain: l.Gain, Residual: l.Residual}
+	rx := &Received{Access: acc, K: l.K, S: l.S, D: l.D, Mr: l.Mr, L: l.Repetition, Pk: l.Pk, N0: l.N0, Power: l.Power, Y: y, Gain: l.Gain, Residual: l.Residual,
+		Mean: l.Mean, MeanVar: l.MeanVar, MeanBits: l.MeanBits, MeanBlocks: l.MeanBlocks, Budget: l.Budget}
 	if l.Outage != nil {
 		rx.Outage = make([][]bool, l.K)
 		for k, blocks := range l.Outage {
@@ -265,4 +280,38 @@ func (l Link) SignalFiles(path string) []string {
 		}
 	}
 	return out
+}
+
+// checkCentre checks the means of a centred link: one finite m̂_k of d
+// entries per worker with a positive error variance, and bits and blocks
+// per worker if given; none of them without centre.
+func (l Link) checkCentre() error {
+	if !l.Centre {
+		if l.Mean != nil || l.MeanVar != nil || l.MeanBits != nil || l.MeanBlocks != nil || l.Budget != 0 {
+			return fmt.Errorf("means given for a link without centre: set \"centre\": true or remove them")
+		}
+		return nil
+	}
+	switch {
+	case len(l.Mean) != l.K:
+		return fmt.Errorf("centre: mean has %d entries for K = %d workers", len(l.Mean), l.K)
+	case len(l.MeanVar) != l.K:
+		return fmt.Errorf("centre: mean_var has %d entries for K = %d workers", len(l.MeanVar), l.K)
+	case l.MeanBits != nil && len(l.MeanBits) != l.K, l.MeanBlocks != nil && len(l.MeanBlocks) != l.K:
+		return fmt.Errorf("centre: mean_bits and mean_blocks need one entry per worker (K = %d)", l.K)
+	}
+	for k, m := range l.Mean {
+		if len(m) != l.D {
+			return fmt.Errorf("centre: the mean of worker %d has %d entries, want d = %d", k+1, len(m), l.D)
+		}
+		for _, x := range m {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("centre: the mean of worker %d is not finite", k+1)
+			}
+		}
+		if v := l.MeanVar[k]; !(v > 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("centre: mean_var of worker %d = %v, want a positive finite variance", k+1, v)
+		}
+	}
+	return nil
 }

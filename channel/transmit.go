@@ -50,6 +50,25 @@ type Received struct {
 	// residual interference (H_k Ĥ_k^† − I) E_k θ_k over the blocks it sent;
 	// nil under perfect CSI. For analysis: the server does not know it.
 	Residual []float64
+
+	// Mean-centred transmission (Config.Centre, docs/BEYOND.md note 17);
+	// all nil (Budget 0) without. Y then carries E_k(θ_k − m_k) + n_k.
+	//
+	// Mean[k] is m̂_k, worker k's mean as the server decoded it: m_k plus an
+	// error uniform on [−Δ_k/2, Δ_k/2] per coordinate, of variance
+	// MeanVar[k] = Δ_k²/12.
+	Mean    [][]float64
+	MeanVar []float64
+	// MeanBits[k] is the length of worker k's mean codeword and
+	// MeanBlocks[k] the blocks that carried it (nil on a retransmission,
+	// which reuses the means).
+	MeanBits, MeanBlocks []int
+	// Budget is the blocks the samples had before the means took theirs:
+	// per worker under OMA, in all under NOMA (MeanUses).
+	Budget int
+	// Centre[k] is the m_k worker k subtracted, for simulation and
+	// analysis: the server knows Mean.
+	Centre [][]float64
 }
 
 // Streams is the number of received streams: K under OMA, 1 under NOMA.
@@ -106,27 +125,41 @@ func basis(l, d int) *mat.Dense {
 // power scales P_k are computed from the samples (eq: approx pc, or
 // docs/BEYOND.md eq. (15.5) under truncated inversion), aligned on min_k P_k
 // under NOMA.
+//
+// With cfg.Centre the samples' rows are the worker's budget of blocks: it
+// sends its mean first and then as many of its first rows, minus the mean,
+// as the blocks left allow (centre.go); Received.S counts those.
 func Transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense) (*Received, error) {
-	return transmit(rng, cfg, samples, nil, nil, false)
+	return transmit(rng, cfg, samples, nil)
 }
 
 // Retransmit sends new samples over a fresh realisation of the link that
 // produced rx: same encoders E_k = √P_k B (P_k are not recomputed), same
 // noise level and large-scale gains, new channel matrices and noise (and,
 // under truncated inversion, cutoffs that keep the new samples within the
-// peak power). A map learned on rx applies unchanged to the result.
+// peak power). A map learned on rx applies unchanged to the result. On a
+// centred link every row is sent minus the worker's centre m_k of rx, and
+// the means are not sent again.
 func Retransmit(rng *rand.Rand, cfg Config, rx *Received, samples []*mat.Dense) (*Received, error) {
 	if len(samples) != rx.K {
 		return nil, fmt.Errorf("retransmit: %d workers, the link had %d", len(samples), rx.K)
 	}
+	if cfg.Centre != (rx.Centre != nil) {
+		return nil, fmt.Errorf("retransmit: centre = %v, but the link was sent with centre = %v", cfg.Centre, rx.Centre != nil)
+	}
 	cfg.Access = rx.Access
-	return transmit(rng, cfg, samples, rx.Pk, rx.Gain, true)
+	return transmit(rng, cfg, samples, rx)
 }
 
-// transmit sends samples; pk, when not nil, are the encoders to reuse, and
-// with sameLink the large-scale gains are gains (nil: all 1) rather than
-// drawn from cfg.Gains.
-func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, pk, gains []float64, sameLink bool) (*Received, error) {
+// transmit sends samples; prev, when not nil, is the link to send them
+// over again: its encoders, large-scale gains (nil: all 1) and centres are
+// reused rather than computed or drawn.
+func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, prev *Received) (*Received, error) {
+	var pk, gains []float64
+	sameLink := prev != nil
+	if sameLink {
+		pk, gains = prev.Pk, prev.Gain
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -173,6 +206,24 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, pk, gains []floa
 	}
 	if gains != nil {
 		rx.Gain = append([]float64(nil), gains...)
+	}
+	switch {
+	case cfg.Centre && sameLink:
+		if len(prev.Centre) != k {
+			return nil, fmt.Errorf("retransmit: %d centres for %d workers", len(prev.Centre), k)
+		}
+		samples = fluctuations(samples, prev.Centre, s)
+		rx.Mean, rx.MeanVar, rx.Centre = prev.Mean, prev.MeanVar, prev.Centre
+	case cfg.Centre:
+		c, err := cfg.centre(rng, samples, gains)
+		if err != nil {
+			return nil, err
+		}
+		s = c.sent
+		samples = fluctuations(samples, c.centre, s)
+		rx.S = s
+		rx.Mean, rx.MeanVar, rx.MeanBits, rx.MeanBlocks = c.mean, c.meanVar, c.bits, c.blocks
+		rx.Budget, rx.Centre = c.budget, c.centre
 	}
 	truncated := cfg.Control.PeakPower > 0
 	rx.Pk = make([]float64, k)

@@ -26,14 +26,17 @@ import (
 // fewer than two samples per stream.
 var ErrTooFewSamples = errors.New("fewer than 2 samples per stream: covariance cannot be estimated")
 
-// Map is a linear aggregation: one d×m_r matrix per received stream (K under
-// OMA, 1 under NOMA).
+// Map is an affine aggregation: one d×m_r matrix per received stream (K
+// under OMA, 1 under NOMA) and an offset b, nil (zero) unless the link is
+// mean-centred (docs/BEYOND.md note 17), where b adds back the combined
+// mean of the workers.
 type Map struct {
-	W []*mat.Dense
+	W      []*mat.Dense
+	Offset []float64
 }
 
-// Apply returns the global samples θ_s = Σ_k W_k y_k^{(s)} as rows of an
-// S×d matrix.
+// Apply returns the global samples θ_s = Σ_k W_k y_k^{(s)} + b as rows of
+// an S×d matrix.
 func (m Map) Apply(rx *channel.Received) *mat.Dense {
 	if len(m.W) != rx.Streams() {
 		panic(fmt.Sprintf("consensus: map has %d streams, signal has %d", len(m.W), rx.Streams()))
@@ -44,7 +47,22 @@ func (m Map) Apply(rx *channel.Received) *mat.Dense {
 		tmp.Mul(rx.Y[k], w.T())
 		theta.Add(theta, &tmp)
 	}
+	addOffset(theta, m.Offset)
 	return theta
+}
+
+// addOffset adds b (nil: nothing) to every row of theta.
+func addOffset(theta *mat.Dense, b []float64) {
+	if b == nil {
+		return
+	}
+	r, _ := theta.Dims()
+	for i := range r {
+		row := theta.RawRowView(i)
+		for j, v := range b {
+			row[j] += v
+		}
+	}
 }
 
 // Clone returns a deep copy of m.
@@ -53,14 +71,22 @@ func (m Map) Clone() Map {
 	for i, w := range m.W {
 		out.W[i] = mat.DenseCopyOf(w)
 	}
+	if m.Offset != nil {
+		out.Offset = append([]float64(nil), m.Offset...)
+	}
 	return out
 }
 
 // SingleWorker is the map that decodes stream k alone, θ = E_k^† y_k = Bᵀy_k/(l√P_k),
 // and ignores the other streams: one worker's samples as the server sees
 // them (the best-single-worker benchmark).
+//
+// On a centred link it adds back the worker's decoded mean, b = m̂_k.
 func SingleWorker(rx *channel.Received, k int) Map {
 	m := Map{W: make([]*mat.Dense, rx.Streams())}
+	if rx.Mean != nil {
+		m.Offset = append([]float64(nil), rx.Mean[k]...)
+	}
 	for i := range m.W {
 		if i == k {
 			m.W[i] = liftCombine(eye(rx.D), rx, 1/math.Sqrt(rx.Pk[k]))

@@ -1,7 +1,8 @@
 package consensus
 
 // The first-order methods, SGD and Adam, on minibatches, with the
-// divergence guard and held-out early stopping.
+// divergence guard and held-out early stopping. A map's offset, when it
+// has one, takes the same steps as its matrices.
 
 import (
 	"context"
@@ -9,6 +10,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -22,14 +24,20 @@ func (v *Variational) firstOrder(ctx context.Context, rng *rand.Rand, init Map, 
 	fit := &Fit{Objective: []float64{f0}, Status: IterationCap}
 	batch, perm := v.batchBuffers(batchSize)
 
-	// Adam state: first and second moments, and per-stream step scales.
+	// Adam state: first and second moments, and per-stream step scales
+	// (the RMS entry of the start's W_k; for the offset, of b, or 1 when
+	// b = 0).
 	var mom, sec Map
 	scale := make([]float64, len(m.W))
+	offScale := 1.0
 	if adam {
 		mom, sec = zeroLike(m), zeroLike(m)
 		for k, w := range m.W {
 			r, c := w.Dims()
 			scale[k] = mat.Norm(w, 2) / math.Sqrt(float64(r*c))
+		}
+		if n := floats.Norm(m.Offset, 2); n > 0 {
+			offScale = n / math.Sqrt(float64(len(m.Offset)))
 		}
 	}
 	const b1, b2, eps = 0.9, 0.999, 1e-8
@@ -64,6 +72,12 @@ func (v *Variational) firstOrder(ctx context.Context, rng *rand.Rand, init Map, 
 					mk2[i] -= shrink * lr * (mk[i] / c1) / (math.Sqrt(sk[i]/c2) + eps)
 				}
 			}
+			lr := step * offScale * decay
+			for i, gi := range grad.Offset {
+				mom.Offset[i] = b1*mom.Offset[i] + (1-b1)*gi
+				sec.Offset[i] = b2*sec.Offset[i] + (1-b2)*gi*gi
+				m.Offset[i] -= shrink * lr * (mom.Offset[i] / c1) / (math.Sqrt(sec.Offset[i]/c2) + eps)
+			}
 		}
 		// SGD: W ← W − η ∇L̃ (adam already stepped).
 		tries := 0
@@ -72,6 +86,9 @@ func (v *Variational) firstOrder(ctx context.Context, rng *rand.Rand, init Map, 
 				for k := range m.W {
 					m.W[k].Copy(prev.W[k])
 					m.W[k].Add(m.W[k], scaled(-step*shrink, grad.W[k]))
+				}
+				for i, g := range grad.Offset {
+					m.Offset[i] = prev.Offset[i] - step*shrink*g
 				}
 			}
 			nld, err := v.logDetsAll(m)
@@ -93,6 +110,9 @@ func (v *Variational) firstOrder(ctx context.Context, rng *rand.Rand, init Map, 
 					d.Sub(m.W[k], prev.W[k])
 					d.Scale(0.5, &d)
 					m.W[k].Add(prev.W[k], &d)
+				}
+				for i, b := range m.Offset {
+					m.Offset[i] = prev.Offset[i] + (b-prev.Offset[i])/2
 				}
 			}
 		}

@@ -14,6 +14,10 @@ import (
 // (eq: est GCMC result): W̃_k = (Σ_j Ĉ_j^{-1})^{-1} Ĉ_k^{-1} with Ĉ_k the
 // sample covariance of ẑ_k (eq: GCMC). As a map on y_k, W_k = W̃_k E_k^†.
 // It needs OMA (one stream per worker) and S ≥ 2.
+//
+// On a mean-centred link ẑ_k = θ_k − m_k + E_k^† n_k, and the map adds
+// back the consensus of the decoded means with the same weights,
+// b = Σ_k W̃_k m̂_k (centredOffset).
 func GCMC(rx *channel.Received) (Map, error) {
 	if rx.Access != channel.OMA {
 		return Map{}, fmt.Errorf("GCMC needs one stream per worker (OMA), got %v", rx.Access)
@@ -34,12 +38,52 @@ func GCMC(rx *channel.Received) (Map, error) {
 	}
 	total := pinv(sum(inv))
 	m := Map{W: make([]*mat.Dense, rx.K)}
+	weights := make([]*mat.Dense, rx.K)
 	for k := range rx.K {
 		var wt mat.Dense
 		wt.Mul(total, inv[k])
+		weights[k] = &wt
 		m.W[k] = liftCombine(&wt, rx, 1/math.Sqrt(rx.Pk[k]))
 	}
+	m.Offset = centredOffset(rx, weights)
 	return m, nil
+}
+
+// centredOffset returns, on a mean-centred link, the combined mean
+//
+//	b = Σ_k A_k m̂_k + (I − Σ_k A_k) m̄,  m̄ = (1/K) Σ_k m̂_k,
+//
+// of the decoded means m̂_k with consensus weights A_k (d×d; nil: the plain
+// average m̄, A_k = I/K). For Gaussian subposteriors N(m_k, C_k) and Scott's
+// weights A_k = (Σ_j C_j^{-1})^{-1} C_k^{-1}, Σ_k A_k = I and b is the global
+// mean (Σ_j C_j^{-1})^{-1} Σ_k C_k^{-1} m_k up to the means' coding error,
+// of variance Σ_k A_k diag(MeanVar[k]) A_kᵀ. The second term completes
+// weights whose sum falls short of I (covariance estimates singular, the
+// pseudo-inverse zero on some directions) with the plain average there.
+// It returns nil on a link that is not centred.
+func centredOffset(rx *channel.Received, a []*mat.Dense) []float64 {
+	if rx.Mean == nil {
+		return nil
+	}
+	d := rx.D
+	avg := mat.NewVecDense(d, nil)
+	for _, m := range rx.Mean {
+		avg.AddVec(avg, mat.NewVecDense(d, m))
+	}
+	avg.ScaleVec(1/float64(len(rx.Mean)), avg)
+	if a == nil {
+		return avg.RawVector().Data
+	}
+	b := mat.NewVecDense(d, nil)
+	b.CopyVec(avg)
+	var t mat.VecDense
+	for k, ak := range a {
+		t.MulVec(ak, mat.NewVecDense(d, rx.Mean[k]))
+		b.AddVec(b, &t)
+		t.MulVec(ak, avg)
+		b.SubVec(b, &t)
+	}
+	return b.RawVector().Data
 }
 
 // WGCMC is the wireless Gaussian consensus: under OMA eq: est WGCMC result,
@@ -55,6 +99,11 @@ func WGCMC(rx *channel.Received) (Map, error) {
 
 // wgcmcOMA: Ĉ_k = [Σ̂_{z_k} − νI]^+/P_k (eq: est: ck), and
 // W̃_k = (Σ_j Ĉ_j^{-1})^{-1} Ĉ_k^{-1/2}(P_k Ĉ_k + νI)^{-1/2} (eq: asymp opt).
+// On a mean-centred link z_k = √P_k(θ_k − m_k) + ñ_k has mean zero, as the
+// formulas assume, and the map adds back b = Σ_k A_k m̂_k with Scott's
+// weights on the same estimates, A_k = (Σ_j Ĉ_j^{-1})^{-1} Ĉ_k^{-1}
+// (centredOffset): the means' consensus, not shrunk by the factor
+// Ĉ_k^{1/2}(P_k Ĉ_k + νI)^{-1/2}√P_k that W̃_k applies to the fluctuations.
 func wgcmcOMA(rx *channel.Received) (Map, error) {
 	nu := rx.CombinedNoise()
 	chat := make([]*mat.SymDense, rx.K)
@@ -83,12 +132,23 @@ func wgcmcOMA(rx *channel.Received) (Map, error) {
 		wt.Mul(total, a)
 		m.W[k] = liftCombine(&wt, rx, 1)
 	}
+	if rx.Mean != nil {
+		weights := make([]*mat.Dense, rx.K)
+		for k := range rx.K {
+			var ak mat.Dense
+			ak.Mul(total, inv[k])
+			weights[k] = &ak
+		}
+		m.Offset = centredOffset(rx, weights)
+	}
 	return m, nil
 }
 
 // wgcmcNOMA: Ĉ_0 = [Σ̂_z − νI]^+/(K P) (eq: est: ck noma) and
 // W̃ = K^{-1/2} Ĉ_0^{1/2}(K P Ĉ_0 + νI)^{-1/2} (eq: asymp opt NOMA), with
 // P = min_k P_k. Exact for homogeneous Gaussian subposteriors as S → ∞.
+// On a mean-centred link the map adds back the consensus of the decoded
+// means under the same homogeneity, b = (1/K) Σ_k m̂_k.
 func wgcmcNOMA(rx *channel.Received) (Map, error) {
 	nu := rx.CombinedNoise()
 	cz, err := sampleCov(rx.Combine(0))
@@ -105,7 +165,7 @@ func wgcmcNOMA(rx *channel.Received) (Map, error) {
 		}
 		return math.Sqrt(v/(kp*v+nu)) / sk
 	})
-	return Map{W: []*mat.Dense{liftCombine(wt, rx, 1)}}, nil
+	return Map{W: []*mat.Dense{liftCombine(wt, rx, 1)}, Offset: centredOffset(rx, nil)}, nil
 }
 
 // Noiseless is classical CMC with Scott's weights on the workers' own

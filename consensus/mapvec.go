@@ -1,11 +1,13 @@
 package consensus
 
 // Helpers on Maps: minibatch buffers, the summed log-determinants, and
-// Maps as flat vectors (the coordinates gonum optimises over).
+// Maps as flat vectors (the coordinates gonum optimises over): the
+// matrices W_k in stream order, then the offset b when the map has one.
 
 import (
 	"math"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/wcmc-project/wcmc/model"
@@ -42,6 +44,9 @@ func zeroLike(m Map) Map {
 		r, c := w.Dims()
 		out.W[i] = mat.NewDense(r, c, nil)
 	}
+	if m.Offset != nil {
+		out.Offset = make([]float64, len(m.Offset))
+	}
 	return out
 }
 
@@ -49,6 +54,7 @@ func copyMap(dst, src Map) {
 	for i := range src.W {
 		dst.W[i].Copy(src.W[i])
 	}
+	copy(dst.Offset, src.Offset)
 }
 
 func frob(m Map) float64 {
@@ -56,6 +62,7 @@ func frob(m Map) float64 {
 	for _, w := range m.W {
 		s += sqFrob(w)
 	}
+	s += floats.Dot(m.Offset, m.Offset)
 	return math.Sqrt(s)
 }
 
@@ -65,7 +72,7 @@ func allFiniteMap(m Map) bool {
 			return false
 		}
 	}
-	return true
+	return allFinite(m.Offset)
 }
 
 func allFinite(x []float64) bool {
@@ -82,7 +89,7 @@ func flattenMap(m Map) []float64 {
 	for _, w := range m.W {
 		x = append(x, w.RawMatrix().Data...)
 	}
-	return x
+	return append(x, m.Offset...)
 }
 
 func unflattenMap(m Map, x []float64) {
@@ -92,4 +99,5 @@ func unflattenMap(m Map, x []float64) {
 		copy(data, x[i:i+len(data)])
 		i += len(data)
 	}
+	copy(m.Offset, x[i:])
 }

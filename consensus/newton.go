@@ -28,24 +28,36 @@ import (
 //	∂²/∂B_ib ∂B_je = a G[b,j] G[e,i] + b (F[b,j] F[e,i] + Q[i,j] (Ŝ[b,e] − T[b,e])),
 //
 // a and b the weights of the two log-determinants.
+//
+// Offset. A map with an offset b (θ_s = θ_s⁰ + B z_s + b) has d more
+// coordinates, after B: the data term extends z_s by a constant 1,
+// z̃_s = (z_s, 1), so that its blocks are (1/S) Σ_s H_s[i,j] z̃_s[l] z̃_s[m]
+// with index r for b (one product over the packed z̃_s z̃_sᵀ as before), and
+// the entropy terms do not depend on b.
 type hessian struct {
 	v      *Variational
 	w      *whitened
 	target model.Curved
-	n      int        // d·r
-	zq     *mat.Dense // S × r(r+1)/2: packed z_s z_sᵀ
+	n      int        // d·r, plus d with an offset
+	rr     int        // r, plus 1 with an offset
+	zq     *mat.Dense // S × rr(rr+1)/2: packed z̃_s z̃_sᵀ
 	a      *mat.Dense // S × d(d+1)/2: packed H_s
-	g      mat.Dense  // d(d+1)/2 × r(r+1)/2
+	g      mat.Dense  // d(d+1)/2 × rr(rr+1)/2
 	me, mm []*mat.Dense
 	full   []float64 // n × n
 }
 
 func newHessian(v *Variational, w *whitened, target model.Curved) *hessian {
 	d, r, s := w.d, w.r, v.rx.S
-	h := &hessian{v: v, w: w, target: target, n: d * r,
-		zq:   mat.NewDense(s, r*(r+1)/2, nil),
+	rr := r
+	if w.offset > 0 {
+		rr++
+	}
+	n := d*r + w.offset
+	h := &hessian{v: v, w: w, target: target, n: n, rr: rr,
+		zq:   mat.NewDense(s, rr*(rr+1)/2, nil),
 		a:    mat.NewDense(s, d*(d+1)/2, nil),
-		full: make([]float64, d*r*d*r)}
+		full: make([]float64, n*n)}
 	z := mat.NewDense(s, r, nil)
 	var t mat.Dense
 	for k, mk := range w.m {
@@ -57,32 +69,46 @@ func newHessian(v *Variational, w *whitened, target model.Curved) *hessian {
 		h.me = append(h.me, &me)
 		h.mm = append(h.mm, &mm)
 	}
+	zt := make([]float64, rr)
 	for i := range s {
-		zs, dst := z.RawRowView(i), h.zq.RawRowView(i)
-		for l := range r {
-			for m := l; m < r; m++ {
-				dst[model.PackedIndex(r, l, m)] = zs[l] * zs[m]
+		dst := z.RawRowView(i)
+		copy(zt, dst)
+		if rr > r {
+			zt[r] = 1
+		}
+		dst = h.zq.RawRowView(i)
+		for l := range rr {
+			for m := l; m < rr; m++ {
+				dst[model.PackedIndex(rr, l, m)] = zt[l] * zt[m]
 			}
 		}
 	}
 	return h
 }
 
+// coord is the coordinate of B_il (l < r) or, for l = r, of b_i.
+func (h *hessian) coord(i, l int) int {
+	if l < h.w.r {
+		return i*h.w.r + l
+	}
+	return h.w.d*h.w.r + i
+}
+
 // eval sets dst to the Hessian of L̃ with respect to B at the map m.
 func (h *hessian) eval(dst *mat.SymDense, m Map) error {
-	v, d, r, n := h.v, h.w.d, h.w.r, h.n
+	v, d, rr, n := h.v, h.w.d, h.rr, h.n
 	v.apply(m)
 	h.target.NegHessians(h.a, v.theta)
 	h.g.Mul(h.a.T(), h.zq)
 	g := h.g.RawMatrix()
 	inv := 1 / float64(v.rx.S)
 	for i := range d {
-		for l := range r {
-			row := h.full[(i*r+l)*n:]
+		for l := range rr {
+			row := h.full[h.coord(i, l)*n:]
 			for j := range d {
 				gr := g.Data[model.PackedIndex(d, min(i, j), max(i, j))*g.Stride:]
-				for mm := range r {
-					row[j*r+mm] = inv * gr[model.PackedIndex(r, min(l, mm), max(l, mm))]
+				for mm := range rr {
+					row[h.coord(j, mm)] = inv * gr[model.PackedIndex(rr, min(l, mm), max(l, mm))]
 				}
 			}
 		}

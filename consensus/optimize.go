@@ -7,7 +7,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime/pprof"
+	"slices"
 
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/wcmc-project/wcmc/channel"
@@ -82,7 +85,8 @@ func (f *Fit) RelGradNorm() float64 {
 }
 
 // WVCMC optimises the variational objective (eq: obj OMA / eq: obj NOMA)
-// over the linear map, starting from init, with the optimiser and
+// over the linear map, and its offset b when init has one (a mean-centred
+// link, docs/BEYOND.md note 17), starting from init, with the optimiser and
 // settings of s (the zero Settings: L-BFGS with DefaultHoldout held out).
 // Minibatches, if any, are drawn from rng. The run is abandoned within one
 // iteration of ctx being cancelled, with an error wrapping ErrCancelled
@@ -99,11 +103,150 @@ func (f *Fit) RelGradNorm() float64 {
 // of the method run (e.g. "noma/newton", "oma/sgd", "oma/lbfgs+holdout",
 // "oma/lbfgs+whiten"), so that a profile of a trial splits the
 // optimisers' time by access and protocol.
+//
+// A map with an offset (a mean-centred link) is optimised in centred
+// coordinates: with ȳ_k the mean of stream k's fitted signals,
+// θ_s = Σ_k W_k (y_k^{(s)} − ȳ_k) + c, c = b + Σ_k W_k ȳ_k, so that the
+// fitted outputs' mean is c whatever W (the optimisers see the offset
+// decoupled from the matrices, and whitened coordinates, spanning the
+// centred signals, reach no constant shift that c already makes). Its
+// offset is first fitted alone, W fixed (fitOffset). Observe and the
+// result get the map on y itself.
 func WVCMC(ctx context.Context, rng *rand.Rand, rx *channel.Received, target model.Target, init Map, s Settings) (*Fit, error) {
 	r, err := s.resolve()
 	if err != nil {
 		return nil, err
 	}
+	var shift *signalShift
+	if init.Offset != nil {
+		nfit := rx.S
+		if r.holdout > 0 {
+			nfit = max(1, rx.S-int(math.Round(r.holdout*float64(rx.S))))
+		}
+		shift = newSignalShift(rx, nfit)
+		rx, init = shift.rx, shift.centred(init, 1)
+		if obs := r.Observe; obs != nil {
+			r.Observe = func(iter, evals int, m Map) { obs(iter, evals, shift.centred(m, -1)) }
+		}
+	}
+	fit, err := wvcmc(ctx, rng, rx, target, init, r)
+	if err != nil || shift == nil {
+		return fit, err
+	}
+	fit.Map = shift.centred(fit.Map, -1)
+	return fit, nil
+}
+
+// signalShift holds signals shifted to centred coordinates (WVCMC): each
+// stream minus ȳ_k, the mean of its first nfit rows.
+type signalShift struct {
+	rx   *channel.Received
+	ybar [][]float64
+}
+
+func newSignalShift(rx *channel.Received, nfit int) *signalShift {
+	out := *rx
+	out.Y = make([]*mat.Dense, len(rx.Y))
+	sh := &signalShift{rx: &out, ybar: make([][]float64, len(rx.Y))}
+	for k, y := range rx.Y {
+		_, c := y.Dims()
+		m := make([]float64, c)
+		for i := range nfit {
+			floats.Add(m, y.RawRowView(i))
+		}
+		floats.Scale(1/float64(nfit), m)
+		yc := mat.DenseCopyOf(y)
+		for i := range rx.S {
+			floats.Sub(yc.RawRowView(i), m)
+		}
+		out.Y[k], sh.ybar[k] = yc, m
+	}
+	return sh
+}
+
+// centred returns m with its offset moved by sign·Σ_k W_k ȳ_k: sign = 1
+// from a map on y to the same map on the centred signals, −1 back.
+func (sh *signalShift) centred(m Map, sign float64) Map {
+	out := m.Clone()
+	var t mat.VecDense
+	for k, w := range m.W {
+		t.MulVec(w, mat.NewVecDense(len(sh.ybar[k]), sh.ybar[k]))
+		floats.AddScaled(out.Offset, sign, t.RawVector().Data)
+	}
+	return out
+}
+
+// Offset start: at most offsetIters L-BFGS iterations, to a gradient of
+// offsetGradTol times the start's.
+const (
+	offsetIters   = 100
+	offsetGradTol = 1e-6
+)
+
+// fitOffset returns m with its offset moved to the minimiser of L̃ in b at
+// W fixed, and the gradient evaluations it took: L-BFGS on b alone, from
+// m's offset. For a log-concave target this is a convex problem in d
+// variables whose solution makes the fitted outputs' mean score vanish,
+// (1/S) Σ_s ∇ log p(θ_s, Z) = 0 (docs/BEYOND.md eq. (17.6)) — for a
+// Gaussian target, their mean is the posterior mean. The joint
+// optimisation then starts there rather than at the Gaussian consensus of
+// the workers' means, which a non-Gaussian posterior's mean need not be,
+// and which early stopping on held-out signals may not leave far. A run
+// that fails returns m.
+func (v *Variational) fitOffset(m Map) (Map, int) {
+	out, grad := m.Clone(), zeroLike(m)
+	evals := 0
+	var (
+		cacheX, cacheG []float64
+		cacheF         float64
+		cacheOK        bool
+	)
+	eval := func(b []float64) {
+		if cacheX != nil && slices.Equal(cacheX, b) {
+			return
+		}
+		copy(out.Offset, b)
+		evals++
+		f, err := v.ValueGrad(grad, out)
+		cacheX = append(cacheX[:0], b...)
+		cacheF, cacheOK = f, err == nil
+		cacheG = append(cacheG[:0], grad.Offset...)
+	}
+	prob := optimize.Problem{
+		Func: func(b []float64) float64 {
+			if eval(b); !cacheOK {
+				return math.Inf(1)
+			}
+			return cacheF
+		},
+		Grad: func(g, b []float64) {
+			if eval(b); !cacheOK {
+				for i := range g {
+					g[i] = math.NaN()
+				}
+				return
+			}
+			copy(g, cacheG)
+		},
+	}
+	b0 := slices.Clone(m.Offset)
+	eval(b0)
+	if !cacheOK {
+		return m, evals
+	}
+	f0 := cacheF
+	settings := &optimize.Settings{MajorIterations: offsetIters, GradientThreshold: offsetGradTol * floats.Norm(cacheG, 2)}
+	res, _ := optimize.Minimize(prob, b0, settings, &optimize.LBFGS{})
+	if res == nil || !allFinite(res.X) || math.IsInf(res.F, 0) || math.IsNaN(res.F) || !(res.F < f0) {
+		return m, evals
+	}
+	copy(out.Offset, res.X)
+	return out, evals
+}
+
+// wvcmc is WVCMC with its settings resolved.
+func wvcmc(ctx context.Context, rng *rand.Rand, rx *channel.Received, target model.Target, init Map, r resolved) (*Fit, error) {
+	var err error
 	fitRx := rx
 	var stop *earlyStop
 	if r.holdout > 0 {
@@ -121,6 +264,10 @@ func WVCMC(ctx context.Context, rng *rand.Rand, rx *channel.Received, target mod
 	v, err := NewVariational(fitRx, target)
 	if err != nil {
 		return nil, err
+	}
+	offsetEvals := 0
+	if init.Offset != nil {
+		init, offsetEvals = v.fitOffset(init)
 	}
 	f0, err := v.Value(init)
 	if err != nil {
@@ -141,7 +288,7 @@ func WVCMC(ctx context.Context, rng *rand.Rand, rx *channel.Received, target mod
 		c, unspanned = w, w.unspanned
 	}
 	if m, ok := r.Method.(Newton); ok {
-		if _, curved := target.(model.Curved); !curved || w.d*w.r > m.MaxDim || w.unspanned > 0 {
+		if _, curved := target.(model.Curved); !curved || w.d*w.r+w.offset > m.MaxDim || w.unspanned > 0 {
 			r.Method = m.FirstOrder()
 		}
 	}
@@ -157,6 +304,7 @@ func WVCMC(ctx context.Context, rng *rand.Rand, rx *channel.Received, target mod
 		return nil, err
 	}
 	fit.Method, fit.Holdout, fit.StartGradNorm, fit.Unspanned = r.Method, r.holdout, g0, unspanned
+	fit.Evaluations += offsetEvals
 	if stop != nil {
 		fit.Map = stop.best
 		fit.BestIter = stop.bestIter

@@ -33,10 +33,12 @@ func (raw) normX(gx []float64) float64              { return floats.Norm(gx, 2) 
 // whitened coordinates (LBFGS.Whiten): with Y = U Σ Vᵀ the thin SVD of the
 // stacked fitted signals (S × streams·m_r) truncated to its rank r, the
 // stacked map is W = base + √S B Σ^{-1} Vᵀ, base = W_0 (I − V Vᵀ), and x is
-// B (d × r, row-major). Per stream, W_k = base_k + B M_k with
-// M_k = √S Σ^{-1} V_kᵀ (r × m_r), V_k the stream's m_r rows of V.
+// B (d × r, row-major), followed by the offset b when the map has one.
+// Per stream, W_k = base_k + B M_k with M_k = √S Σ^{-1} V_kᵀ (r × m_r), V_k
+// the stream's m_r rows of V.
 type whitened struct {
 	d, r      int
+	offset    int          // d when x ends with the offset b, else 0
 	base      Map          // nil when the signals span every dimension
 	v         []*mat.Dense // V_k, m_r × r
 	m         []*mat.Dense // M_k, r × m_r
@@ -73,7 +75,7 @@ func newWhitened(rx *channel.Received, w0 Map) (*whitened, error) {
 	var vFull mat.Dense
 	svd.VTo(&vFull)
 	d := rx.D
-	w := &whitened{d: d, r: r, unspanned: cols - r, scale: make([]float64, r),
+	w := &whitened{d: d, r: r, offset: len(w0.Offset), unspanned: cols - r, scale: make([]float64, r),
 		b: mat.NewDense(d, r, nil), gb: mat.NewDense(d, r, nil), wv: mat.NewDense(d, r, nil),
 		wk: mat.NewDense(d, mr, nil)}
 	root := math.Sqrt(float64(s))
@@ -114,17 +116,20 @@ func (w *whitened) project(g Map) *mat.Dense {
 	return w.wv
 }
 
-// fromMap returns B = (W V) Σ/√S: the B of a map W = base + √S B Σ^{-1} Vᵀ.
+// fromMap returns B = (W V) Σ/√S: the B of a map W = base + √S B Σ^{-1} Vᵀ
+// (and its offset).
 func (w *whitened) fromMap(m Map) []float64 {
 	b := mat.DenseCopyOf(w.project(m))
 	for i := range w.d {
 		floats.Mul(b.RawRowView(i), w.scale)
 	}
-	return b.RawMatrix().Data
+	return append(b.RawMatrix().Data, m.Offset...)
 }
 
 func (w *whitened) toMap(dst Map, x []float64) {
-	b := mat.NewDense(w.d, w.r, x).RawMatrix()
+	nb := w.d * w.r
+	copy(dst.Offset, x[nb:])
+	b := mat.NewDense(w.d, w.r, x[:nb]).RawMatrix()
 	for k, mk := range w.m {
 		out := dst.W[k]
 		if w.base.W != nil {
@@ -143,19 +148,25 @@ func (w *whitened) pullback(dst []float64, g Map) []float64 {
 	for k, gk := range g.W {
 		gemmAcc(blas.NoTrans, blas.Trans, gk.RawMatrix(), w.m[k].RawMatrix(), gb)
 	}
-	return append(dst, gb.Data...)
+	return append(append(dst, gb.Data...), g.Offset...)
 }
 
-// norm is ‖∇_W V‖_F, the gradient of L̃ restricted to the maps the
+// norm is ‖(∇_W V, ∇_b)‖_F, the gradient of L̃ restricted to the maps the
 // coordinates reach.
-func (w *whitened) norm(g Map) float64 { return mat.Norm(w.project(g), 2) }
+func (w *whitened) norm(g Map) float64 {
+	return math.Hypot(mat.Norm(w.project(g), 2), floats.Norm(g.Offset, 2))
+}
 
-// normX is ‖∇_B diag(σ/√S)‖_F = ‖∇_W V‖_F.
+// normX is ‖(∇_B diag(σ/√S), ∇_b)‖_F = ‖(∇_W V, ∇_b)‖_F.
 func (w *whitened) normX(gx []float64) float64 {
+	nb := w.d * w.r
 	var s float64
-	for i, g := range gx {
+	for i, g := range gx[:nb] {
 		t := g * w.scale[i%w.r]
 		s += t * t
+	}
+	for _, g := range gx[nb:] {
+		s += g * g
 	}
 	return math.Sqrt(s)
 }
@@ -164,7 +175,7 @@ func appendMap(dst []float64, m Map) []float64 {
 	for _, w := range m.W {
 		dst = append(dst, w.RawMatrix().Data...)
 	}
-	return dst
+	return append(dst, m.Offset...)
 }
 
 // gemmAcc adds op(A) op(B) to C (gonum's Dgemm computes each block of C in

@@ -128,7 +128,10 @@ func (v *Variational) Value(m Map) (float64, error) {
 //	−(1/S) Σ_s g_s y_k^{(s)ᵀ} − a (W_k E_k)^{-ᵀ} E_kᵀ − b (W_k W_kᵀ)^{-1} W_k,
 //
 // with g_s = ∇ log p(θ_s, Z), or its minibatch estimate when batch is
-// non-nil (the target must then be a model.Minibatcher).
+// non-nil (the target must then be a model.Minibatcher). When the map has
+// an offset (θ_s = Σ_k W_k y_k^{(s)} + b, a mean-centred link) it also
+// writes ∇_b L̃ = −(1/S) Σ_s g_s into grad.Offset: the entropy bound does
+// not depend on b.
 func (v *Variational) Gradient(grad, m Map, batch []int) error {
 	v.apply(m)
 	if batch != nil {
@@ -144,8 +147,9 @@ func (v *Variational) Gradient(grad, m Map, batch []int) error {
 	return err
 }
 
-// ValueGrad returns L̃(m) and writes its full-batch gradient into grad, in
-// one pass over the data when the target is model.Fused.
+// ValueGrad returns L̃(m) and writes its full-batch gradient into grad (in
+// W and, for a map with an offset, in b), in one pass over the data when
+// the target is model.Fused.
 func (v *Variational) ValueGrad(grad, m Map) (float64, error) {
 	v.apply(m)
 	if f, ok := v.target.(model.Fused); ok {
@@ -183,6 +187,16 @@ func (v *Variational) finish(grad, m Map, value bool) (float64, error) {
 		f -= ld
 		// v.ent now holds a (W E)^{-ᵀ}Eᵀ + b (W Wᵀ)^{-1} W.
 		g.Sub(g, v.ent)
+	}
+	if m.Offset != nil {
+		gb := grad.Offset
+		for j := range gb {
+			gb[j] = 0
+		}
+		for s := range v.rx.S {
+			floats.Add(gb, v.grad.RawRowView(s))
+		}
+		floats.Scale(inv, gb)
 	}
 	if value && (math.IsNaN(f) || math.IsInf(f, 0)) {
 		return f, fmt.Errorf("objective is %v", f)
@@ -241,7 +255,9 @@ func (v *Variational) logDets(w *mat.Dense, k int, withGrad bool) (float64, erro
 	return val, nil
 }
 
-// apply sets v.theta = Σ_k Y_k W_kᵀ.
+// apply sets v.theta = Σ_k Y_k W_kᵀ + 1 bᵀ (b = m.Offset, fixed: the
+// objective and its gradient in W are those of eq: obj OMA / NOMA at the
+// shifted θ_s, and the entropy bound does not depend on b).
 func (v *Variational) apply(m Map) {
 	v.theta.Zero()
 	for k, w := range m.W {
@@ -249,6 +265,7 @@ func (v *Variational) apply(m Map) {
 		gemm(blas.NoTrans, blas.Trans, v.rx.Y[k].RawMatrix(), w.RawMatrix(), v.tmp.RawMatrix())
 		v.theta.Add(v.theta, v.tmp)
 	}
+	addOffset(v.theta, m.Offset)
 }
 
 // checkShape panics unless w is d×m_r (the BLAS calls on raw matrices do
@@ -267,6 +284,13 @@ func (v *Variational) checkShape(w *mat.Dense) {
 // and so is the GCMC map, where the entropy bound is −∞. In that case (and
 // when S < 2) the OMA start falls back to the average of the decoded
 // signals, W_k = E_k^†/K, which is always full rank; fallback reports it.
+//
+// On a mean-centred link (docs/BEYOND.md note 17) the start has an offset,
+// which WVCMC then learns with W: GCMC's own (its weights applied to the
+// decoded means, GCMC's map on the signals with the means added back), or
+// with the average's start the average of the decoded means
+// (1/K) Σ_k m̂_k. Both are the paper's start points applied to the
+// signals E_k θ_k + n_k that the centred link lets the server rebuild.
 func InitialMap(rx *channel.Received) (m Map, fallback bool, err error) {
 	if rx.Access == channel.OMA {
 		m, err := GCMC(rx)
@@ -278,7 +302,7 @@ func InitialMap(rx *channel.Received) (m Map, fallback bool, err error) {
 		}
 	}
 	// E_k^† = Bᵀ/(l √P_k).
-	m = Map{W: make([]*mat.Dense, rx.Streams())}
+	m = Map{W: make([]*mat.Dense, rx.Streams()), Offset: centredOffset(rx, nil)}
 	for k := range m.W {
 		m.W[k] = liftCombine(eye(rx.D), rx, 1/(math.Sqrt(rx.Pk[k])*float64(rx.K)))
 	}

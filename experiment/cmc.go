@@ -203,6 +203,9 @@ func (o *cmcOutput) transmit(rng *rand.Rand, cfg cmcConfig, access channel.Acces
 		}
 	}
 	rx, err := channel.Transmit(rng, link, samples)
+	if errors.Is(err, channel.ErrMeanBudget) {
+		return skip("%v: %v", access, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%v transmission: %w", strings.ToUpper(access.String()), err)
 	}
@@ -240,6 +243,11 @@ func (o *cmcOutput) linkInfo(name string, sent, rx *channel.Received) {
 	}
 	if sent.Residual != nil {
 		info["residual"] = sent.Residual
+	}
+	if sent.Mean != nil {
+		used, idle := sent.MeanUses()
+		info["centred"] = map[string]any{"budget_blocks": sent.Budget, "mean_blocks": sent.MeanBlocks,
+			"mean_bits": sent.MeanBits, "mean_var": sent.MeanVar, "mean_blocks_total": used, "idle_blocks": idle}
 	}
 	o.info["link-"+name] = info
 }

@@ -48,14 +48,16 @@ func gaussSpec(id, fig, desc, x, xlabel string, logx bool, subpost, tList, snr s
 	}
 	params = append(params, optimizerParams("lbfgs", gaussConvergedTol)...)
 	params = append(params, linkParams("flat", "1", snr)...)
+	metrics, labels := withUncertainty([]string{"err2", "err2_fresh"}, map[string]string{
+		"err2":       "second-order test error, in-sample",
+		"err2_fresh": "second-order test error on fresh signals (exact)",
+	}, true, "fresh signals (exact)")
 	spec := runner.Spec{
 		ID: id, Figure: fig, Description: desc,
 		X: x, XLabel: xlabel, LogX: logx,
-		Metrics: []string{"err2", "err2_fresh"},
-		MetricLabel: map[string]string{
-			"err2":       "second-order test error, in-sample",
-			"err2_fresh": "second-order test error on fresh signals (exact)",
-		},
+		// The exact fresh mean of an analog map is the target's, zero:
+		// mean_err_fresh is 0 there, which a log axis cannot show.
+		Metrics: metrics, MetricLabel: labels, LinearY: append(linearY(metrics), "mean_err_fresh"), Ideal: idealValues(metrics),
 		Schemes: allResultNames(wirelessSchemes),
 		Params:  params,
 		Trials:  100,
@@ -99,6 +101,7 @@ func (c gaussConfig) check(p *problems) {
 type gaussProblem struct {
 	sub    []*model.Gaussian
 	global *model.Gaussian
+	ref    *metric.Reference // the global posterior, for the uncertainty metrics
 }
 
 // toeplitz is the symmetric Toeplitz matrix with first column ρ^i.
@@ -140,6 +143,9 @@ func newGaussProblem(cfg gaussConfig) (*gaussProblem, error) {
 	p := &gaussProblem{}
 	var err error
 	if p.global, err = model.NewGaussian(nil, &c); err != nil {
+		return nil, err
+	}
+	if p.ref, err = metric.NewGaussianReference(p.global.Mean(), &c); err != nil {
 		return nil, err
 	}
 	for i := range k {
@@ -185,22 +191,35 @@ func runGaussTrial(c gaussConfig, p *gaussProblem, t runner.Task) (runner.TaskOu
 		if err != nil {
 			return runner.TaskOutput{}, fmt.Errorf("%s: %w", s, err)
 		}
-		moment, exact := p.freshMoment(out, so, link)
-		if !exact {
-			if measured == nil {
-				if measured, err = p.measuredFresh(seed.Split(t.Rng), out, link, T, k); err != nil {
-					return runner.TaskOutput{}, err
-				}
+		law, exact := p.freshLaw(out, so, link)
+		if (!exact || !law.gaussian) && measured == nil {
+			if measured, err = p.measuredFresh(seed.Split(t.Rng), out, link, T, k); err != nil {
+				return runner.TaskOutput{}, err
 			}
+		}
+		var moment *mat.SymDense
+		if exact {
+			moment = law.moment()
+		} else {
 			moment = metric.SecondMoment(measured[s])
 		}
 		fresh, err := metric.Err2Moment(moment, ref)
 		if err != nil {
 			return runner.TaskOutput{}, fmt.Errorf("%s fresh: %w", s, err)
 		}
+		u, err := p.ref.Score(so.theta)
+		if err != nil {
+			return runner.TaskOutput{}, fmt.Errorf("%s: %w", s, err)
+		}
+		uf, err := p.freshUncertainty(law, exact, measured[s])
+		if err != nil {
+			return runner.TaskOutput{}, fmt.Errorf("%s fresh: %w", s, err)
+		}
 		res.Rows = append(res.Rows,
 			runner.Row{Scheme: s, Metric: "err2", Value: e},
 			runner.Row{Scheme: s, Metric: "err2_fresh", Value: fresh})
+		res.Rows = append(res.Rows, uncertaintyRows(s, "", u, 0)...)
+		res.Rows = append(res.Rows, uncertaintyRows(s, "_fresh", uf, 0)...)
 	}
 	if err := t.Err(); err != nil {
 		return runner.TaskOutput{}, err
@@ -235,13 +254,70 @@ func drawGaussian(rng *rand.Rand, g *model.Gaussian, s int) *mat.Dense {
 // no closed-form second moment (freshMoment).
 const gaussFreshFactor = 10
 
+// freshOutput is the law of a learned map's output θ on fresh signals:
+// its exact mean (nil: zero) and covariance. gaussian is false where θ,
+// with that mean and covariance, is not Gaussian: imperfect CSI's residual
+// r_k (below) multiplies θ_k by a random channel, a scale mixture.
+type freshOutput struct {
+	mean     *mat.VecDense
+	cov      *mat.SymDense
+	gaussian bool
+}
+
+// moment returns E[θθᵀ] = Cov θ + m mᵀ.
+func (f freshOutput) moment() *mat.SymDense {
+	if f.mean == nil {
+		return f.cov
+	}
+	m := mat.NewSymDense(f.cov.SymmetricDim(), nil)
+	m.CopySym(f.cov)
+	var mm mat.Dense
+	mm.Outer(1, f.mean, f.mean)
+	addSym(m, &mm)
+	return m
+}
+
+// freshUncertainty returns the uncertainty metrics of a learned map's
+// output on fresh signals: from its exact law where freshLaw has one (the
+// coverage from the measured output where that law is not Gaussian), else
+// from the measured output, as err2_fresh.
+func (p *gaussProblem) freshUncertainty(law freshOutput, exact bool, measured *mat.Dense) (metric.Uncertainty, error) {
+	if !exact {
+		return p.ref.Score(measured)
+	}
+	mean := make([]float64, p.ref.Dim())
+	if law.mean != nil {
+		mat.NewVecDense(len(mean), mean).CopyVec(law.mean)
+	}
+	u, err := p.ref.ScoreGaussian(mean, law.cov)
+	if err != nil || law.gaussian {
+		return u, err
+	}
+	lo, hi := metric.Interval90(measured)
+	u.Coverage90 = p.ref.Coverage(lo, hi)
+	return u, nil
+}
+
 // freshMoment returns the exact second moment E[θθᵀ] of the learned map's
+// output on fresh signals of the link it was learned on (freshLaw); ok is
+// false where that link has no closed form.
+func (p *gaussProblem) freshMoment(out *cmcOutput, so *schemeOutput, link channel.Config) (m *mat.SymDense, ok bool) {
+	law, ok := p.freshLaw(out, so, link)
+	if !ok {
+		return nil, false
+	}
+	return law.moment(), true
+}
+
+// freshLaw returns the exact mean and covariance of the learned map's
 // output on fresh signals of the link it was learned on, for zero-mean
-// subposteriors N(0, C_k); ok is false where that link has no closed form
-// (imperfect CSI with Rician fading or truncated inversion, the uniform
-// quantisers), and the moment is then measured (measuredFresh). With θ =
-// Σ_s W_s y_s over the streams s, E[θθᵀ] = Σ_s W_s Cov(y_s) W_sᵀ + m mᵀ,
-// m = Σ_s W_s E[y_s], and
+// subposteriors N(0, C_k); it reports false where that link has no closed
+// form (imperfect CSI with Rician fading or truncated inversion, the
+// uniform quantisers, a mean-centred link), and the output is then
+// measured (measuredFresh).
+// With θ = Σ_s W_s y_s over the streams s, Cov θ = Σ_s W_s Cov(y_s) W_sᵀ,
+// E θ = m = Σ_s W_s E[y_s] and E[θθᵀ] = Cov θ + m mᵀ; θ is Gaussian unless
+// some s_k² > 0 (freshOutput.gaussian), where
 //
 //   - analog OMA stream k: y_k = a_k E_k θ_k + r_k + n_k, Cov(y_k) =
 //     a_k² E_k C_k E_kᵀ + (N0 + s_k² ε_k/κ) I, ε_k = tr(E_k C_k E_kᵀ)·g/v̂_k
@@ -257,7 +333,7 @@ const gaussFreshFactor = 10
 //     (16.7)) with the code of the learning block: G = U diag(a) Uᵀ,
 //     a_i = 1 − 2^{−2b_i}, c = (I − G)μ, Cov e = U diag(a_i D_i) Uᵀ, plus
 //     U diag(D_i) Uᵀ for a posterior draw; Cov(x̂) = G C Gᵀ + Cov e.
-func (p *gaussProblem) freshMoment(out *cmcOutput, so *schemeOutput, link channel.Config) (m *mat.SymDense, ok bool) {
+func (p *gaussProblem) freshLaw(out *cmcOutput, so *schemeOutput, link channel.Config) (freshOutput, bool) {
 	rx := so.rx
 	var ds *digitalStream
 	for _, d := range out.digital {
@@ -268,11 +344,14 @@ func (p *gaussProblem) freshMoment(out *cmcOutput, so *schemeOutput, link channe
 	analog := rx == out.omaLink || rx == out.nomaLink
 	csi := link.CSI != channel.CSI{}
 	if analog && csi && (link.Fading != channel.Rayleigh || link.Control.PeakPower > 0) {
-		return nil, false
+		return freshOutput{}, false
+	}
+	if rx.Mean != nil {
+		return freshOutput{}, false // a mean-centred link: measured
 	}
 	testChannel := ds != nil && (ds.quant == digitalTestChannel || ds.quant == digitalPosterior)
 	if ds != nil && !testChannel && ds.quant != digitalAdditive {
-		return nil, false
+		return freshOutput{}, false
 	}
 	kappa := 1.0
 	if link.Complex {
@@ -288,8 +367,9 @@ func (p *gaussProblem) freshMoment(out *cmcOutput, so *schemeOutput, link channe
 		}
 		return link.CSILaw(gain)
 	}
-	moment := mat.NewSymDense(rx.D, nil)
+	cov := mat.NewSymDense(rx.D, nil)
 	mean := mat.NewVecDense(rx.D, nil)
+	gaussian := true
 	var tmp mat.Dense
 	for s, w := range so.m.W {
 		var cy *mat.Dense
@@ -313,6 +393,7 @@ func (p *gaussProblem) freshMoment(out *cmcOutput, so *schemeOutput, link channe
 				a, s2, vHat := law(k)
 				if s2 > 0 {
 					noise += s2 * mat.Trace(&tmp) * link.InvGramMean() / vHat / kappa
+					gaussian = false
 				}
 				tmp.Scale(a*a, &tmp)
 				cy.Add(cy, &tmp)
@@ -323,19 +404,17 @@ func (p *gaussProblem) freshMoment(out *cmcOutput, so *schemeOutput, link channe
 		}
 		tmp.Reset()
 		tmp.Product(w, cy, w.T())
-		addSym(moment, &tmp)
+		addSym(cov, &tmp)
 		if my != nil {
 			var wm mat.VecDense
 			wm.MulVec(w, my)
 			mean.AddVec(mean, &wm)
 		}
 	}
-	if testChannel {
-		var mm mat.Dense
-		mm.Outer(1, mean, mean)
-		addSym(moment, &mm)
+	if !testChannel {
+		mean = nil // zero
 	}
-	return moment, true
+	return freshOutput{mean: mean, cov: cov, gaussian: gaussian}, true
 }
 
 // testChannelLaw returns the covariance G C Gᵀ + Cov e and the mean c of

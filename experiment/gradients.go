@@ -33,6 +33,11 @@ const SchemeSGLD = scheme.SGLD
 
 var gradientSchemes = []string{SchemeWVCMCOMA, SchemeWVCMCNOMA, SchemeSGLD}
 
+// gradientMetrics are err2 and the uncertainty metrics, in-sample (no
+// fresh signals here).
+var gradientMetrics, gradientMetricLabels = withUncertainty([]string{"err2"},
+	map[string]string{"err2": "second-order test error"}, false, "")
+
 func registerGradients() {
 	register(gradientSpec("probit-gradients", "Fig. 4",
 		"probit (d = {d}, N = {N}): err2 vs gradients computed at the server, WVCMC (S = {S}, {snr_db} dB, K = {K}) vs SGLD",
@@ -84,8 +89,10 @@ func gradientSpec(id, fig, desc string, base []runner.Param, defaults, quick map
 	}.bind(runner.Spec{
 		ID: id, Figure: fig, Description: desc,
 		X: "gradients", XLabel: "per-example gradients computed at the server", LogX: true,
-		Metrics:     []string{"err2"},
-		MetricLabel: map[string]string{"err2": "second-order test error"},
+		Metrics:     gradientMetrics,
+		MetricLabel: gradientMetricLabels,
+		LinearY:     linearY(gradientMetrics),
+		Ideal:       idealValues(gradientMetrics),
 		Schemes:     allResultNames(gradientSchemes),
 		Params:      params,
 		Trials:      trials,
@@ -185,6 +192,12 @@ func runGradientTrial(c gradientConfig, p *probitProblem, t runner.Task) (runner
 			if err == nil {
 				rx, err = rx.Delivered() // the blocks sent, under truncated inversion
 			}
+			if errors.Is(err, channel.ErrMeanBudget) {
+				for _, r := range runs {
+					out.Skipped = append(out.Skipped, runner.Skip{Scheme: scheme.Under(acc.name, r.protocol), Reason: err.Error()})
+				}
+				continue
+			}
 			if err != nil {
 				return runner.TaskOutput{}, err
 			}
@@ -221,28 +234,56 @@ func runGradientTrial(c gradientConfig, p *probitProblem, t runner.Task) (runner
 	return out, nil
 }
 
-// wvcmcPath optimises the WVCMC map and returns err2 at each checkpoint:
-// that of the last iterate whose cost (evaluations × perEval gradients)
-// is within the checkpoint; the start map costs nothing.
+// wvcmcPath optimises the WVCMC map and returns err2 and the uncertainty
+// metrics at each checkpoint: those of the last iterate whose cost
+// (evaluations × perEval gradients) is within the checkpoint; the start map
+// costs nothing.
 func (p *probitProblem) wvcmcPath(ctx context.Context, rng *rand.Rand, rx *channel.Received, opt consensus.Settings, perEval float64, checkpoints []float64) ([]runner.Row, map[string]any, error) {
 	init, _, err := consensus.InitialMap(rx)
 	if err != nil {
 		return nil, nil, err
 	}
 	type point struct{ cost, err2 float64 }
-	e0, err := metric.Err2(init.Apply(rx), p.refMoment)
+	prev := init.Apply(rx)
+	e0, err := metric.Err2(prev, p.refMoment)
 	if err != nil {
 		return nil, nil, err
 	}
 	path := []point{{0, e0}}
+	// The uncertainty metrics are scored only for the iterates checkpoints
+	// report: the last one (prev) is scored for the checkpoints below the
+	// cost of the one that follows it.
+	scores := make([]metric.Uncertainty, len(checkpoints))
+	next := 0
+	var prevScore *metric.Uncertainty
+	settle := func(cost float64) error {
+		for ; next < len(checkpoints) && checkpoints[next] < cost; next++ {
+			if prevScore == nil {
+				u, err := p.ref.Score(prev)
+				if err != nil {
+					return err
+				}
+				prevScore = &u
+			}
+			scores[next] = *prevScore
+		}
+		return nil
+	}
 	var measureErr error
 	opt.Observe = func(_, evals int, m consensus.Map) {
-		e, err := metric.Err2(m.Apply(rx), p.refMoment)
+		theta := m.Apply(rx)
+		e, err := metric.Err2(theta, p.refMoment)
 		if err != nil {
 			measureErr = err
 			return
 		}
-		path = append(path, point{float64(evals) * perEval, e})
+		cost := float64(evals) * perEval
+		if err := settle(cost); err != nil {
+			measureErr = err
+			return
+		}
+		prev, prevScore = theta, nil
+		path = append(path, point{cost, e})
 	}
 	target := p.global.Clone()
 	fit, err := consensus.WVCMC(ctx, rng, rx, target, init, opt)
@@ -252,25 +293,38 @@ func (p *probitProblem) wvcmcPath(ctx context.Context, rng *rand.Rand, rx *chann
 	if measureErr != nil {
 		return nil, nil, measureErr
 	}
+	if err := settle(math.Inf(1)); err != nil {
+		return nil, nil, err
+	}
 	// Past the end of the run the kept map (the best held-out one under
 	// early stopping) is what the server would use.
-	last, err := metric.Err2(fit.Map.Apply(rx), p.refMoment)
+	kept := fit.Map.Apply(rx)
+	last, err := metric.Err2(kept, p.refMoment)
 	if err != nil {
 		return nil, nil, err
 	}
 	spent := float64(fit.Evaluations) * perEval
+	var lastScore *metric.Uncertainty
 	var rows []runner.Row
-	for _, c := range checkpoints {
-		e := path[0].err2
+	for i, c := range checkpoints {
+		e, u := path[0].err2, scores[i]
 		for _, pt := range path {
 			if pt.cost <= c {
 				e = pt.err2
 			}
 		}
 		if c >= spent {
-			e = last
+			if lastScore == nil {
+				s, err := p.ref.Score(kept)
+				if err != nil {
+					return nil, nil, err
+				}
+				lastScore = &s
+			}
+			e, u = last, *lastScore
 		}
 		rows = append(rows, runner.Row{Metric: "err2", Value: e, X: c})
+		rows = append(rows, uncertaintyRows("", "", u, c)...)
 	}
 	info := fitInfo(fit)
 	info["gradients_spent"] = spent
@@ -321,8 +375,8 @@ func budgetIters(opt *consensus.Settings, s, n int, budget float64) float64 {
 }
 
 // sgldPath runs SGLD from a prior draw for the largest budget and returns
-// err2 of the kept samples at each checkpoint that has at least two; the
-// start is a draw of the prior N(0, priorVar·I).
+// err2 and the uncertainty metrics of the kept samples at each checkpoint
+// that has at least two; the start is a draw of the prior N(0, priorVar·I).
 func (p *probitProblem) sgldPath(rng *rand.Rand, c sgldConfig, priorVar float64, checkpoints []float64) ([]runner.Row, error) {
 	n, d := p.train.Len(), p.global.Dim()
 	nb := c.batch
@@ -363,8 +417,15 @@ func (p *probitProblem) sgldPath(rng *rand.Rand, c sgldConfig, priorVar float64,
 				measureErr = err
 				return
 			}
+			u, uerr := p.ref.Score(kept)
 			for _, c := range cs {
 				rows = append(rows, runner.Row{Scheme: SchemeSGLD, Metric: "err2", Value: e, X: c})
+				if uerr == nil {
+					rows = append(rows, uncertaintyRows(SchemeSGLD, "", u, c)...)
+				}
+			}
+			if uerr != nil {
+				measureErr = uerr
 			}
 		},
 	}

@@ -43,6 +43,7 @@ func decodeLink(v runner.Values, p *problems) linkConfig {
 			CSI:        channel.CSI{ErrorVar: v.Float("csi_error"), PilotLen: v.Int("pilot_len"), PilotSNRdB: v.Float("pilot_snr_db")},
 			Gains:      channel.LargeScale{OffsetDB: offsets, DMin: v.Float("d_min"), DMax: v.Float("d_max"), Exponent: v.Float("path_exponent")},
 			Control:    channel.PowerControl{PeakPower: v.Float("peak_power")},
+			Centre:     v.Bool("centre"),
 		},
 		spreadDB: v.Float("snr_spread_db"),
 	}

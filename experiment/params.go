@@ -68,6 +68,7 @@ func beyondParams() []runner.Param {
 		boolParam("complex", "false", "complex baseband channel: the real symbols on I and Q, ⌈m_r/2⌉ complex uses per block (docs/BEYOND.md note 14)"),
 		nonNegParam("k_factor", "0", "Rician K-factor, line-of-sight over scattered power (fading=rician only)"),
 		nonNegParam("peak_power", "0", "truncated channel inversion: peak energy per block P_peak > P; a worker skips the blocks whose inversion would exceed it (outage, docs/BEYOND.md note 15); 0 = the paper's full inversion; needs rayleigh fading"),
+		boolParam("centre", "false", "mean-centred transmission (docs/BEYOND.md note 17): each worker sends its samples minus their mean m_k, with P_k set by the fluctuations, and m_k digitally (error variance ≤ 1% of its smallest marginal variance) in blocks taken from the samples' budget; the server adds back the combined mean; needs perfect CSI, no peak_power, no rician fading"),
 	)
 }
 

@@ -30,8 +30,9 @@ import (
 type probitProblem struct {
 	train, test dataset.Set
 	global      *model.Probit
-	refMoment   *mat.SymDense // (1/S_g) Σ θ_g θ_gᵀ
-	refPred     []float64     // reference ensemble predictive on the test set
+	refMoment   *mat.SymDense     // (1/S_g) Σ θ_g θ_gᵀ
+	ref         *metric.Reference // the reference draws, for the uncertainty metrics
+	refPred     []float64         // reference ensemble predictive on the test set
 
 	refDiag map[string]any // the reference chains' convergence (referenceDiagnostics)
 	draws   *sampleCache   // the workers' draws of the trials in flight
@@ -86,6 +87,9 @@ func newProbitReference(train, test dataset.Set, ref referenceConfig, cache *sam
 		return nil, err
 	}
 	p.refMoment = metric.SecondMoment(draws[0])
+	if p.ref, err = metric.NewSampleReference(draws[0]); err != nil {
+		return nil, err
+	}
 	p.refPred = model.PredictiveProb(nil, draws[0], test.U)
 	if p.refDiag, err = referenceDiagnostics(chains[0], ref.sampler); err != nil {
 		return nil, fmt.Errorf("reference diagnostics: %w", err)

@@ -28,14 +28,12 @@ const SchemeBestSingle = scheme.BestSingle
 
 var probitSchemes = append(append([]string(nil), wirelessSchemes...), SchemeBestSingle)
 
-var probitMetrics = []string{"err2", "err2_fresh", "kl", "kl_fresh"}
-
-var probitMetricLabels = map[string]string{
+var probitMetrics, probitMetricLabels = withUncertainty([]string{"err2", "err2_fresh", "kl", "kl_fresh"}, map[string]string{
 	"err2":       "second-order test error, in-sample",
 	"err2_fresh": "second-order test error on fresh signals",
 	"kl":         "predictive KL divergence on test inputs (nats)",
 	"kl_fresh":   "predictive KL divergence on fresh signals (nats)",
-}
+}, true, "fresh signals")
 
 func registerProbit() {
 	register(probitSpec(probitVariant{
@@ -126,7 +124,7 @@ func probitSpec(pv probitVariant) runner.Spec {
 	spec := runner.Spec{
 		ID: pv.id, Figure: pv.fig, Description: pv.desc,
 		X: pv.x, XLabel: pv.xlabel, LogX: pv.logx,
-		Metrics: probitMetrics, MetricLabel: probitMetricLabels,
+		Metrics: probitMetrics, MetricLabel: probitMetricLabels, LinearY: linearY(probitMetrics), Ideal: idealValues(probitMetrics),
 		Schemes: allResultNames(probitSchemes),
 		Params:  params,
 		Trials:  trials,
@@ -199,8 +197,8 @@ func runProbitTrial(c probitConfig, p *probitProblem, t runner.Task) (runner.Tas
 	return res, nil
 }
 
-// measure computes err2 and the predictive KL on the in-sample and the
-// fresh outputs of one scheme.
+// measure computes err2, the predictive KL and the uncertainty metrics on
+// the in-sample and the fresh outputs of one scheme.
 func (p *probitProblem) measure(scheme string, theta, fresh *mat.Dense) ([]runner.Row, error) {
 	var rows []runner.Row
 	for _, c := range []struct {
@@ -215,9 +213,14 @@ func (p *probitProblem) measure(scheme string, theta, fresh *mat.Dense) ([]runne
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", scheme, err)
 		}
+		u, err := p.ref.Score(c.th)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", scheme, err)
+		}
 		rows = append(rows,
 			runner.Row{Scheme: scheme, Metric: "err2" + c.suffix, Value: e},
 			runner.Row{Scheme: scheme, Metric: "kl" + c.suffix, Value: kl})
+		rows = append(rows, uncertaintyRows(scheme, c.suffix, u, 0)...)
 	}
 	return rows, nil
 }

@@ -21,7 +21,7 @@ var registry = map[string]runner.Spec{}
 // The experiments' registrations, listed here once: each adds the specs of
 // one file (a new experiment adds its function to this list).
 func init() {
-	for _, add := range []func(){registerGauss, registerGradients, registerProbit, registerMNIST, registerBeyond} {
+	for _, add := range []func(){registerGauss, registerGradients, registerProbit, registerMNIST, registerBeyond, registerCentring} {
 		add()
 	}
 }

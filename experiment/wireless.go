@@ -140,6 +140,9 @@ func (w wirelessConfig) beyondCaption(v runner.Values) string {
 	if c.Complex {
 		parts = append(parts, "complex baseband")
 	}
+	if c.Centre {
+		parts = append(parts, "mean-centred transmission")
+	}
 	if d := w.digital; d != nil {
 		parts = append(parts, fmt.Sprintf("digital: %s capacity, %s quantiser (digital-gcmc), side information %s bits per real",
 			v.Raw("digital_capacity"), d.quantizer, v.Raw("side_info_bits")))

@@ -73,6 +73,10 @@ type Chart struct {
 	// CeilingLabel is the legend entry of the arrows ("above the
 	// ceiling" when empty); the entry is shown when an arrow is drawn.
 	CeilingLabel string
+	// Guide, when set, is a horizontal reference line (a metric's ideal
+	// value), thin and black across the plot, within the y axis, with its
+	// Label in the legend after the series.
+	Guide *Guide
 	// Width and Height of the figure; zero means DefaultWidth ×
 	// DefaultHeight.
 	Width, Height vg.Length
@@ -268,8 +272,15 @@ func (c Chart) build() (*plot.Plot, *plot.Legend, []string, error) {
 		traces[si] = t
 		warns = append(warns, w...)
 	}
+	if g := c.Guide; g != nil && valid(g.Y, c.LogY) {
+		ys.add(g.Y)
+	}
 	setXAxis(&p.X, c.LogX, xs, c.XTicks)
 	setYAxis(&p.Y, c.LogY, ys)
+	guide := c.Guide != nil && valid(c.Guide.Y, c.LogY)
+	if guide {
+		p.Add(c.Guide)
+	}
 
 	if c.Ceiling > 0 && ys.hi >= c.Ceiling { // something is drawn at the ceiling
 		setCeiling(&p.Y, c.Ceiling)
@@ -339,6 +350,9 @@ func (c Chart) build() (*plot.Plot, *plot.Legend, []string, error) {
 		arrows = arrows || len(traces[si].arrows) > 0
 		// Every series is in the legend, even with nothing drawable.
 		leg.Add(s.Name, &plotter.Line{LineStyle: lineStyle}, &plotter.Scatter{GlyphStyle: glyph})
+	}
+	if guide {
+		leg.Add(c.Guide.Label, c.Guide)
 	}
 	if arrows {
 		label := c.CeilingLabel

@@ -396,3 +396,31 @@ func TestBandOfOnePoint(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A guide line widens the y axis to its value, is labelled in the legend
+// and is left out on a log axis where it is not positive.
+func TestGuide(t *testing.T) {
+	c := Chart{Title: "coverage", XLabel: "x", YLabel: "mass", Guide: &Guide{Y: 0.9, Label: "ideal 0.9"},
+		Series: []Series{{Name: "a", X: []float64{1, 2, 3}, Mean: []float64{0.1, 0.3, 0.5}}}}
+	p, _, _, err := c.build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Y.Max < 0.9 {
+		t.Errorf("y axis ends at %g, below the guide at 0.9", p.Y.Max)
+	}
+	svgOf := func(c Chart) string {
+		var b bytes.Buffer
+		if _, err := c.Encode(&b, "svg"); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	if !strings.Contains(svgOf(c), ">ideal 0.9<") {
+		t.Error("the legend lacks the guide")
+	}
+	c.LogY, c.Guide = true, &Guide{Y: 0, Label: "zero guide"}
+	if strings.Contains(svgOf(c), "zero guide") {
+		t.Error("a guide at 0 is drawn on a log axis")
+	}
+}

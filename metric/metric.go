@@ -1,6 +1,9 @@
 // Package metric measures how well samples approximate a global posterior:
-// the second-order test error of eq: err2 and the predictive KL divergence
-// of eq: KL divergence.
+// the second-order test error of eq: err2, the predictive KL divergence of
+// eq: KL divergence, and the uncertainty metrics err2 cannot see (the mean's
+// error in posterior standard deviations, the relative covariance error,
+// the reference mass in the samples' 90% intervals and the relative W₂
+// distance of Gaussian fits; docs/MATH.md note 12).
 package metric
 
 import (

@@ -196,6 +196,7 @@ func TestSpecCheck(t *testing.T) {
 		"trials":        func(s *runner.Spec) { s.Trials = 0 },
 		"metric name":   func(s *runner.Spec) { s.Metrics = []string{"a/b"} },
 		"linear":        func(s *runner.Spec) { s.LinearY = []string{"zz"} },
+		"ideal":         func(s *runner.Spec) { s.Ideal = map[string]float64{"zz": 0.9} },
 	}
 	if err := sweeptest.Noise().Check(); err != nil {
 		t.Fatalf("valid spec: %v", err)

@@ -85,6 +85,9 @@ type Spec struct {
 	// LinearY lists the metrics plotted on a linear y axis; the others use
 	// a log axis.
 	LinearY []string
+	// Ideal gives the ideal value of a metric (e.g. 0.9 for a 90%
+	// coverage), drawn as a guide line in its figures.
+	Ideal map[string]float64
 	// Schemes lists the scheme names in the order they are plotted.
 	Schemes []string
 	// Params declares the parameters. The name "trials" is reserved: it
@@ -236,6 +239,11 @@ func (s Spec) Check() error {
 	for _, m := range s.LinearY {
 		if !slices.Contains(s.Metrics, m) {
 			return fail("LinearY names %q, which is not a metric", m)
+		}
+	}
+	for m := range s.Ideal {
+		if !slices.Contains(s.Metrics, m) {
+			return fail("Ideal names %q, which is not a metric", m)
 		}
 	}
 	byName := map[string]Param{}

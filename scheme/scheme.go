@@ -47,13 +47,22 @@ var Digital = []string{DigitalGCMC, DigitalWGCMCOMA, DigitalWGCMCNOMA, DigitalWV
 // IsDigital reports whether the scheme name s is a digital baseline.
 func IsDigital(s string) bool { return slices.Contains(Digital, s) }
 
+// CentredPrefix begins the name of a scheme run on the mean-centred link
+// (docs/BEYOND.md note 17) beside the paper's: "centred-wgcmc-oma",
+// "centred-wvcmc-noma.paper".
+const CentredPrefix = "centred-"
+
+// Centred returns the name of bare scheme s run on the mean-centred link.
+func Centred(s string) string { return CentredPrefix + s }
+
 // Variational lists the schemes whose map is learned by an optimiser,
 // hence named per protocol.
 var Variational = []string{WVCMCOMA, WVCMCNOMA}
 
 // IsVariational reports whether the bare scheme name s is learned by an
-// optimiser.
+// optimiser (on the paper's link or the centred one).
 func IsVariational(s string) bool {
+	s = strings.TrimPrefix(s, CentredPrefix)
 	for _, v := range Variational {
 		if v == s {
 			return true

@@ -70,8 +70,8 @@ func TestFaultSchedule(t *testing.T) {
 	ref := filepath.Join(root, "ref")
 	faultMustSucceed(t, startWCMC(t, bin, nil, args(ref)...))
 	const total = 24 // 3 SNRs × 8 trials
-	if n := faultLines(filepath.Join(ref, "gauss-snr.csv")); n != 1+total*6*2 {
-		t.Fatalf("reference CSV has %d lines, want %d", n, 1+total*6*2)
+	if n, want := faultLines(filepath.Join(ref, "gauss-snr.csv")), 1+total*gaussSNRRows(t); n != want {
+		t.Fatalf("reference CSV has %d lines, want %d", n, want)
 	}
 	finals := faultDirNames(t, ref)
 

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wcmc-project/wcmc/experiment"
 )
 
 // Fault injection on the real binary: a gauss-snr sweep (quick settings,
@@ -103,6 +105,17 @@ func faultLines(path string) int {
 	return bytes.Count(data, []byte("\n"))
 }
 
+// gaussSNRRows is the number of CSV rows of one gauss-snr task at its
+// quick size: its 6 analog schemes times its metrics.
+func gaussSNRRows(t *testing.T) int {
+	t.Helper()
+	spec, err := experiment.Lookup("gauss-snr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 6 * len(spec.Metrics)
+}
+
 // faultWaitRecords polls the journal until it holds at least n records; the
 // process must still be running then.
 func faultWaitRecords(t *testing.T, p *wcmcProc, journal string, n int) int {
@@ -142,8 +155,8 @@ func TestFaultInjectionKillResumeShardMerge(t *testing.T) {
 	ref := filepath.Join(root, "ref")
 	faultMustSucceed(t, startWCMC(t, bin, nil, faultSweepArgs(ref)...))
 	const total = 72
-	if n := faultLines(filepath.Join(ref, "gauss-snr.csv")); n != 1+total*6*2 {
-		t.Fatalf("reference CSV has %d lines", n)
+	if n, want := faultLines(filepath.Join(ref, "gauss-snr.csv")), 1+total*gaussSNRRows(t); n != want {
+		t.Fatalf("reference CSV has %d lines, want %d", n, want)
 	}
 
 	t.Run("kill and resume", func(t *testing.T) {

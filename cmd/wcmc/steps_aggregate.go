@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -156,6 +157,9 @@ Writes the S×d samples to --out (.npy).` + interceptHelp,
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "wrote %s global samples to %s (%s over %s)\n", dims(res.Theta), out, scheme, rx.Access)
+			if rx.Mean != nil {
+				fmt.Fprintf(w, "centred link: the workers' decoded means combined and added back (offset %s)\n", fmtVec(res.Map.Offset))
+			}
 			if fit := res.Fit; fit != nil {
 				fmt.Fprintf(w, "wvcmc: %s, %d iterations, objective %s → %s, gradient norm %s → %s: %s\n", fit.Method.Name(), fit.Iters,
 					fmtFloat(fit.Objective[0]), fmtFloat(fit.Objective[len(fit.Objective)-1]),
@@ -229,4 +233,13 @@ func optimizerFlags(method string, acc channel.Access, eta float64, iters, batch
 func dims(m *mat.Dense) string {
 	r, c := m.Dims()
 	return fmt.Sprintf("%d×%d", r, c)
+}
+
+// fmtVec prints a vector with 4 significant digits per entry.
+func fmtVec(x []float64) string {
+	parts := make([]string, len(x))
+	for i, v := range x {
+		parts[i] = strconv.FormatFloat(v, 'g', 4, 64)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }

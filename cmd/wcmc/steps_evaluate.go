@@ -28,7 +28,7 @@ func newEvaluateCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "evaluate --reference REF.npy [--test TEST.csv] SAMPLES.npy...",
-		Short: "Compare global samples with reference samples: err2 and predictive KL",
+		Short: "Compare global samples with reference samples: err2, predictive KL and uncertainty metrics",
 		Long: `Measure how well each file of global samples (S×d .npy) approximates the
 global posterior represented by the reference samples (wcmc posterior):
 
@@ -38,8 +38,23 @@ global posterior represented by the reference samples (wcmc posterior):
         p̂_i = (1/S) Σ_s Φ(θ_sᵀu_i) the ensemble predictive of the samples and
         p̂_g,i that of the reference (the test labels are not used)
 
-Prints CSV (file,err2[,kl]) with numbers in full precision, to stdout or
---out.
+and the uncertainty metrics, which err2 cannot see for a posterior far from
+the origin (there a point mass at the mean has a small err2), against the
+reference draws' mean μ, covariance C (σ_i² = C_ii) and empirical CDF, the
+samples having mean μ̂ and covariance Ĉ (divisor S − 1):
+
+  mean_err    √((1/d) Σ_i ((μ̂_i − μ_i)/σ_i)²)
+  cov_err     ‖Ĉ − C‖_F / ‖C‖_F
+  coverage90  the share of the reference draws inside the samples' central
+              90% interval (their ⌈0.05S⌉-th and ⌈0.95S⌉-th smallest values),
+              averaged over the coordinates: 0.9 ideal, lower overconfident
+  w2          the 2-Wasserstein distance of the Gaussian fits, √(‖μ̂ − μ‖² +
+              tr(Ĉ + C − 2(C^½ Ĉ C^½)^½)), divided by √tr C (a point mass at
+              μ scores 1)
+
+Prints CSV with numbers in full precision, to stdout or --out, columns
+file,err2[,kl],mean_err,cov_err,coverage90,w2 (kl only with --test). Each
+file needs at least two samples.
 
 The reference has to be a converged sample of the posterior, or err2 and kl
 measure its error as much as the samples'. evaluate reads the diagnostics
@@ -98,7 +113,7 @@ warning that its convergence is unknown.` + interceptHelp,
 			if testU != nil {
 				header = append(header, "kl")
 			}
-			w.Write(header)
+			w.Write(append(header, "mean_err", "cov_err", "coverage90", "w2"))
 			for _, p := range args {
 				theta, err := readMatrix(p, "samples")
 				if err != nil {
@@ -115,7 +130,7 @@ warning that its convergence is unknown.` + interceptHelp,
 				if testU != nil {
 					row = append(row, fmtFloat(m.KL))
 				}
-				w.Write(row)
+				w.Write(append(row, fmtFloat(m.MeanErr), fmtFloat(m.CovErr), fmtFloat(m.Coverage90), fmtFloat(m.W2)))
 			}
 			w.Flush()
 			if err := w.Error(); err != nil {

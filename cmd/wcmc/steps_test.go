@@ -204,7 +204,7 @@ func TestStepsEqualLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 3 || strings.Join(rows[0], ",") != "file,err2,kl" {
+	if len(rows) != 3 || strings.Join(rows[0], ",") != "file,err2,kl,mean_err,cov_err,coverage90,w2" {
 		t.Fatalf("metrics.csv = %v", rows)
 	}
 	for i, name := range []string{"wvcmc-noma.npy", "gcmc.npy"} {
@@ -212,8 +212,9 @@ func TestStepsEqualLibrary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := rows[i+1]; got[0] != p(name) || got[1] != fmtFloat(m.Err2) || got[2] != fmtFloat(m.KL) {
-			t.Errorf("metrics row %v, in process err2 %v kl %v", got, m.Err2, m.KL)
+		if got := rows[i+1]; got[0] != p(name) || got[1] != fmtFloat(m.Err2) || got[2] != fmtFloat(m.KL) ||
+			strings.Join(got[3:], ",") != strings.Join([]string{fmtFloat(m.MeanErr), fmtFloat(m.CovErr), fmtFloat(m.Coverage90), fmtFloat(m.W2)}, ",") {
+			t.Errorf("metrics row %v, in process %+v", got, m)
 		}
 	}
 }

@@ -48,7 +48,12 @@ Beyond the paper (docs/BEYOND.md), each off by default: imperfect CSI
 (--snr-offsets, or the path loss --d-min, --d-max, --path-exponent), the
 complex baseband channel (--complex; --fading rician with --k-factor) and
 truncated channel inversion (--peak-power: the blocks a worker does not
-send are listed in link.json, and wcmc aggregate leaves them out).`,
+send are listed in link.json, and wcmc aggregate leaves them out), and
+mean-centred transmission (--centre: each worker sends its samples minus
+their mean m_k, with P_k set by those fluctuations, and m_k digitally in
+blocks taken from the same budget; link.json records the decoded means
+and the blocks they took, wcmc aggregate adds the combined mean back; the
+workers then send fewer than S samples: S' per stream, printed).`,
 		Example: `  wcmc transmit --access noma --snr 20 --out rx samples/samples-*.npy`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -106,6 +111,11 @@ send are listed in link.json, and wcmc aggregate leaves them out).`,
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "sent K = %d workers × S = %d samples (d = %d) over %s at %s dB: wrote %d signal file(s) and %s to %s\n",
 				rx.K, rx.S, rx.D, acc, fmtFloat(snr), len(rx.Y), channel.LinkFileName, out)
+			if rx.Mean != nil {
+				used, idle := rx.MeanUses()
+				fmt.Fprintf(cmd.OutOrStdout(), "centred: the means took %d of the budget's blocks (%v bits per worker), %d left idle; S = %d samples of the %d given per worker\n",
+					used, rx.MeanBits, idle, rx.S, rx.Budget)
+			}
 			return nil
 		},
 	}
@@ -128,6 +138,7 @@ send are listed in link.json, and wcmc aggregate leaves them out).`,
 	f.BoolVar(&beyond.Complex, "complex", false, "complex baseband channel: the real symbols on I and Q")
 	f.Float64Var(&beyond.KFactor, "k-factor", 0, "Rician K-factor (--fading rician)")
 	f.Float64Var(&beyond.Control.PeakPower, "peak-power", 0, "truncated channel inversion with this peak energy per block (> --power; 0: the paper's full inversion)")
+	f.BoolVar(&beyond.Centre, "centre", false, "mean-centred transmission: send the samples minus their mean, and the mean digitally from the same budget of blocks")
 	f.StringVar(&out, "out", "rx", "output directory")
 	return cmd
 }

@@ -46,7 +46,8 @@ func TestCaptionStatesTheRunsValues(t *testing.T) {
 	} {
 		res := resultAt(t, c.id, c.quick, c.sets...)
 		desc := results.Describe(res.Spec, res)
-		ch := results.Chart(res, nil, results.Figures(res.Spec, nil)[0], results.Options{})
+		main := results.Figure{Metric: res.Spec.Metrics[0], Main: true, Base: results.FigureBase(res.Spec, res.Spec.Metrics[0])}
+		ch := results.Chart(res, nil, main, results.Options{})
 		for _, w := range c.want {
 			if !strings.Contains(desc, w) || !strings.Contains(ch.Caption, w) {
 				t.Errorf("%s %v: lacks %q:\ndescription %q\ncaption %q", c.id, c.sets, w, desc, ch.Caption)
@@ -196,7 +197,8 @@ func TestTrajectoryCeiling(t *testing.T) {
 func TestTrajectoryWithoutCeiling(t *testing.T) {
 	res := trajectoryResult()
 	res.Spec.Schemes = []string{"fine"}
-	ch := results.Chart(res, results.Summarize(res), results.Figures(res.Spec, nil)[0], results.Options{})
+	sum := results.Summarize(res)
+	ch := results.Chart(res, sum, results.Figures(res.Spec, sum)[0], results.Options{})
 	if ch.Ceiling != 0 || strings.Contains(ch.Caption, "above") {
 		t.Errorf("ceiling %g, caption %q", ch.Ceiling, ch.Caption)
 	}

@@ -316,6 +316,10 @@ func Chart(res *runner.Result, summary []SummaryRow, f Figure, opts Options) fig
 	}
 	c := figure.Chart{Title: title, XLabel: xlabel, YLabel: MetricLabel(spec, f.Metric), LogX: spec.LogX,
 		LogY: !slices.Contains(spec.LinearY, f.Metric)}
+	ideal, hasIdeal := spec.Ideal[f.Metric]
+	if hasIdeal {
+		c.Guide = &figure.Guide{Y: ideal, Label: "ideal " + runner.FormatX(ideal)}
+	}
 	if !spec.LogX {
 		c.XTicks = v.XList()
 	}
@@ -349,6 +353,9 @@ func Chart(res *runner.Result, summary []SummaryRow, f Figure, opts Options) fig
 	}
 	if bands != "" {
 		last = append(last, bands)
+	}
+	if hasIdeal {
+		last = append(last, "Thin black line: the ideal value, "+runner.FormatX(ideal)+".")
 	}
 	if len(last) > 0 {
 		lines = append(lines, strings.Join(last, " "))

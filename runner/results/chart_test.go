@@ -202,3 +202,33 @@ func TestAxisLabelsInWords(t *testing.T) {
 		}
 	}
 }
+
+// A metric without summary rows (added to the experiment after a stored
+// result was computed) has no figure; a metric with an ideal value
+// (Spec.Ideal) gets a guide line at it and a caption sentence saying so.
+func TestFiguresOfAbsentMetricsAndIdealValues(t *testing.T) {
+	spec, v, rows := protocolSpec(t, true)
+	spec.Metrics = append(spec.Metrics, "coverage90", "w2")
+	spec.LinearY = []string{"coverage90"}
+	spec.Ideal = map[string]float64{"coverage90": 0.9}
+	for _, r := range rows {
+		if r.Metric == "err2" {
+			r.Metric = "coverage90"
+			rows = append(rows, r)
+		}
+	}
+	for _, f := range results.Figures(spec, rows) {
+		if f.Metric == "w2" {
+			t.Errorf("a figure of w2, which has no rows: %+v", f)
+		}
+	}
+	main := results.Figure{Metric: "coverage90", Protocol: scheme.Default, Main: true, Base: "demo.coverage90"}
+	ch := results.Chart(&runner.Result{Spec: spec, Values: v}, rows, main, results.Options{})
+	if ch.Guide == nil || ch.Guide.Y != 0.9 || ch.LogY || !strings.Contains(ch.Caption, "Thin black line: the ideal value, 0.9.") {
+		t.Errorf("coverage90: guide %+v, log y %v, caption %q", ch.Guide, ch.LogY, ch.Caption)
+	}
+	main.Metric, main.Base = "err2", "demo"
+	if ch := results.Chart(&runner.Result{Spec: spec, Values: v}, rows, main, results.Options{}); ch.Guide != nil || strings.Contains(ch.Caption, "ideal") {
+		t.Errorf("err2 has no ideal value: guide %+v, caption %q", ch.Guide, ch.Caption)
+	}
+}
