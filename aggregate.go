@@ -75,7 +75,9 @@ type Result struct {
 // Aggregate maps the received signals rx to global-posterior samples with
 // the scheme of a. WVCMC starts from the paper's start point
 // (consensus.InitialMap, docs/MATH.md note 7); its minibatches, if any, come from
-// the generator of seed.
+// the generator of seed. A WVCMC run that ended far worse than it started
+// (consensus.Fit.Diverged) fails with an error wrapping
+// consensus.ErrDiverged.
 func Aggregate(rx *channel.Received, a Aggregation, seed uint64) (*Result, error) {
 	return AggregateContext(context.Background(), rx, a, seed)
 }
@@ -103,6 +105,7 @@ func AggregateContext(ctx context.Context, rx *channel.Received, a Aggregation, 
 			return nil, fmt.Errorf("%s start point: %w", WVCMC, err)
 		}
 		if res.Fit, err = consensus.WVCMC(ctx, stream(seed, stepAggregate, 0), rx, a.Target, init, a.Optimizer); err == nil {
+			err = res.Fit.Diverged()
 			res.Map = res.Fit.Map
 		}
 	default:
@@ -138,6 +141,9 @@ type Metrics struct {
 // covariates) is not nil, the mean predictive KL divergence KL(p̂ ‖ p̂_g)
 // of their ensemble predictives (eq: pred dist1).
 func Evaluate(samples, reference, test *mat.Dense) (Metrics, error) {
+	if samples == nil || reference == nil {
+		return Metrics{}, fmt.Errorf("evaluate: samples and reference must not be nil (got samples %v, reference %v)", samples != nil, reference != nil)
+	}
 	_, d := samples.Dims()
 	if _, dr := reference.Dims(); dr != d {
 		return Metrics{}, fmt.Errorf("samples have d = %d, the reference d = %d", d, dr)

@@ -128,9 +128,17 @@ func (l Link) Encode() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
+// Link powers and noise variances outside [linkMin, linkMax] are refused:
+// beyond them the decoding 1/√P_k and the covariance arithmetic leave
+// float64 for signals of any ordinary size.
+const (
+	linkMin = 1e-150
+	linkMax = 1e150
+)
+
 // ParseLink decodes a link.json and checks that it describes signals the
 // server can use: the format, K, S, d, l ≥ 1, m_r = l·d, one P_k per worker,
-// positive finite P, P_k and N0, and one signal file per stream. Unknown
+// P, P_k and N0 in [1e-150, 1e150], and one signal file per stream. Unknown
 // fields are ignored.
 func ParseLink(data []byte) (Link, error) {
 	var l Link
@@ -145,6 +153,7 @@ func ParseLink(data []byte) (Link, error) {
 		return Link{}, err
 	}
 	positive := func(x float64) bool { return x > 0 && !math.IsInf(x, 0) }
+	sane := func(x float64) bool { return x >= linkMin && x <= linkMax }
 	switch {
 	case l.K < 1 || l.S < 1 || l.D < 1 || l.Repetition < 1:
 		return Link{}, fmt.Errorf("K = %d, S = %d, d = %d, repetition = %d: all must be ≥ 1", l.K, l.S, l.D, l.Repetition)
@@ -152,14 +161,14 @@ func ParseLink(data []byte) (Link, error) {
 		return Link{}, fmt.Errorf("m_r = %d, want repetition·d = %d·%d", l.Mr, l.Repetition, l.D)
 	case len(l.Pk) != l.K:
 		return Link{}, fmt.Errorf("P_k has %d entries for K = %d workers", len(l.Pk), l.K)
-	case !positive(l.N0):
-		return Link{}, fmt.Errorf("N0 = %v, want a positive finite noise variance", l.N0)
-	case !positive(l.Power):
-		return Link{}, fmt.Errorf("P = %v, want a positive finite number", l.Power)
+	case !sane(l.N0):
+		return Link{}, fmt.Errorf("N0 = %v, want a positive finite noise variance in [%g, %g]", l.N0, linkMin, linkMax)
+	case !sane(l.Power):
+		return Link{}, fmt.Errorf("P = %v, want a positive power in [%g, %g]", l.Power, linkMin, linkMax)
 	}
 	for k, p := range l.Pk {
-		if !positive(p) {
-			return Link{}, fmt.Errorf("P_k of worker %d = %v, want a positive finite number", k+1, p)
+		if !sane(p) {
+			return Link{}, fmt.Errorf("P_k of worker %d = %v, want a positive power scale in [%g, %g]", k+1, p, linkMin, linkMax)
 		}
 	}
 	if l.Gain != nil && len(l.Gain) != l.K {
@@ -239,7 +248,8 @@ func LinkPath(path string) (string, error) {
 
 // LoadReceived reads received signals written to files: the link file of
 // path (see LinkPath) and the signal files it lists (see SignalFiles), read
-// by read, which checks their content.
+// by read, which checks their content, and checked against the link
+// (checkSignals).
 func LoadReceived(path string, read func(path string) (*mat.Dense, error)) (*Received, Link, error) {
 	path, err := LinkPath(path)
 	if err != nil {
@@ -263,6 +273,9 @@ func LoadReceived(path string, read func(path string) (*mat.Dense, error)) (*Rec
 		}
 	}
 	rx, err := l.Received(y, files)
+	if err == nil {
+		err = l.checkSignals(rx.Access, y, files)
+	}
 	if err != nil {
 		return nil, Link{}, fmt.Errorf("%w (%s)", err, path)
 	}
@@ -312,6 +325,38 @@ func (l Link) checkCentre() error {
 		if v := l.MeanVar[k]; !(v > 0) || math.IsInf(v, 0) {
 			return fmt.Errorf("centre: mean_var of worker %d = %v, want a positive finite variance", k+1, v)
 		}
+	}
+	return nil
+}
+
+// noiseFloor is the fraction of N0 below which the mean square of received
+// signals contradicts the link: they carry noise of variance N0 per
+// symbol, so their mean square is at least about N0.
+const noiseFloor = 1e-6
+
+// checkSignals checks the signals y (in the order of l.Signals, named by
+// where) against the link: their entries, and the decoded ones y/√P_k,
+// small enough that the sample covariances Σ_s y yᵀ stay finite
+// (|y| ≤ √(MaxFloat64/(S·m_r))), and their mean square not below
+// noiseFloor·N0.
+func (l Link) checkSignals(acc Access, y []*mat.Dense, where []string) error {
+	limit := math.Sqrt(math.MaxFloat64 / (float64(l.S) * float64(l.Mr)))
+	var sq float64
+	for i, m := range y {
+		pk := l.Pk[0]
+		if acc == OMA {
+			pk = l.Pk[i]
+		}
+		for _, v := range m.RawMatrix().Data {
+			if a := math.Abs(v); a > limit || a/math.Sqrt(pk) > limit {
+				return fmt.Errorf("received-signal file %s: entry %g (decoded %g with P_k = %g) is beyond ±%.3g = √(MaxFloat64/(S·m_r)), where the sample covariances overflow: rescale the samples before wcmc transmit (standardise the covariates, say)",
+					where[i], v, v/math.Sqrt(pk), pk, limit)
+			}
+			sq += v * v / float64(len(y)*l.S*l.Mr)
+		}
+	}
+	if sq < noiseFloor*l.N0 {
+		return fmt.Errorf("N0 = %g, but the signals' mean square is %g: signals with noise of that variance have a mean square of at least about N0; the link file does not describe these signals (N0 edited, or signal files from another transmission?)", l.N0, sq)
 	}
 	return nil
 }

@@ -141,6 +141,9 @@ func Transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense) (*Received, erro
 // centred link every row is sent minus the worker's centre m_k of rx, and
 // the means are not sent again.
 func Retransmit(rng *rand.Rand, cfg Config, rx *Received, samples []*mat.Dense) (*Received, error) {
+	if rx == nil {
+		return nil, fmt.Errorf("retransmit: nil link (rx)")
+	}
 	if len(samples) != rx.K {
 		return nil, fmt.Errorf("retransmit: %d workers, the link had %d", len(samples), rx.K)
 	}
@@ -166,6 +169,11 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, prev *Received) 
 	k := len(samples)
 	if k == 0 {
 		return nil, fmt.Errorf("no workers")
+	}
+	for i, m := range samples {
+		if m == nil {
+			return nil, fmt.Errorf("worker %d: nil sample matrix", i+1)
+		}
 	}
 	s, d := samples[0].Dims()
 	for i, m := range samples {

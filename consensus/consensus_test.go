@@ -46,9 +46,9 @@ func draw(rng *rand.Rand, c *mat.SymDense, s int) *mat.Dense {
 func globalCov(cs []*mat.SymDense) *mat.SymDense {
 	inv := make([]*mat.SymDense, len(cs))
 	for i, c := range cs {
-		inv[i] = pinv(c)
+		inv[i] = mustPinv(c)
 	}
-	return pinv(sum(inv))
+	return mustPinv(sum(inv))
 }
 
 // outputCov is the exact covariance of θ = Σ_k W_k y_k given the true
@@ -365,7 +365,7 @@ func TestAdamDescendsOnMinibatches(t *testing.T) {
 	// that differ by 1e4 (the map's scale follows 1/√P).
 	const d = 2
 	cs := []*mat.SymDense{toeplitz(d, 0.3), toeplitz(d, 0.6)}
-	target := &sumTarget{prec: pinv(globalCov(cs)), n: 50}
+	target := &sumTarget{prec: mustPinv(globalCov(cs)), n: 50}
 	for _, p := range []float64{1e-2, 1e2} {
 		rng := rand.New(rand.NewPCG(25, 26))
 		samples := []*mat.Dense{draw(rng, cs[0], 200), draw(rng, cs[1], 200)}

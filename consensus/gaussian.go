@@ -33,10 +33,16 @@ func GCMC(rx *channel.Received) (Map, error) {
 		covs[k] = c
 	}
 	inv := make([]*mat.SymDense, rx.K)
+	var err error
 	for k, c := range covs {
-		inv[k] = pinv(c)
+		if inv[k], err = pinv(c); err != nil {
+			return Map{}, err
+		}
 	}
-	total := pinv(sum(inv))
+	total, err := pinv(sum(inv))
+	if err != nil {
+		return Map{}, err
+	}
 	m := Map{W: make([]*mat.Dense, rx.K)}
 	weights := make([]*mat.Dense, rx.K)
 	for k := range rx.K {
@@ -113,21 +119,32 @@ func wgcmcOMA(rx *channel.Received) (Map, error) {
 		if err != nil {
 			return Map{}, err
 		}
-		c := positivePart(shiftDiag(cz, -nu))
+		c, err := positivePart(shiftDiag(cz, -nu))
+		if err != nil {
+			return Map{}, err
+		}
 		c.ScaleSym(1/rx.Pk[k], c)
 		chat[k] = c
-		inv[k] = pinv(c)
+		if inv[k], err = pinv(c); err != nil {
+			return Map{}, err
+		}
 	}
-	total := pinv(sum(inv))
+	total, err := pinv(sum(inv))
+	if err != nil {
+		return Map{}, err
+	}
 	m := Map{W: make([]*mat.Dense, rx.K)}
 	for k := range rx.K {
 		pk := rx.Pk[k]
-		a := spectral(chat[k], func(v float64) float64 {
+		a, err := spectral(chat[k], func(v float64) float64 {
 			if v <= 0 {
 				return 0
 			}
 			return 1 / math.Sqrt(v*(pk*v+nu))
 		})
+		if err != nil {
+			return Map{}, err
+		}
 		var wt mat.Dense
 		wt.Mul(total, a)
 		m.W[k] = liftCombine(&wt, rx, 1)
@@ -156,15 +173,21 @@ func wgcmcNOMA(rx *channel.Received) (Map, error) {
 		return Map{}, err
 	}
 	kp := float64(rx.K) * rx.Pk[0]
-	c0 := positivePart(shiftDiag(cz, -nu))
+	c0, err := positivePart(shiftDiag(cz, -nu))
+	if err != nil {
+		return Map{}, err
+	}
 	c0.ScaleSym(1/kp, c0)
 	sk := math.Sqrt(float64(rx.K))
-	wt := spectral(c0, func(v float64) float64 {
+	wt, err := spectral(c0, func(v float64) float64 {
 		if v <= 0 {
 			return 0
 		}
 		return math.Sqrt(v/(kp*v+nu)) / sk
 	})
+	if err != nil {
+		return Map{}, err
+	}
 	return Map{W: []*mat.Dense{liftCombine(wt, rx, 1)}, Offset: centredOffset(rx, nil)}, nil
 }
 

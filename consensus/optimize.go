@@ -84,6 +84,36 @@ func (f *Fit) RelGradNorm() float64 {
 	return f.GradNorm / f.StartGradNorm
 }
 
+// divergedRise is the rise of the objective, in units of max(|L̃_0|, 1),
+// beyond which Diverged reports a run as diverged.
+const divergedRise = 10
+
+// Diverged returns an error wrapping ErrDiverged when the run ended far
+// worse than it started: its last objective or gradient norm is not
+// finite, or the objective rose by more than divergedRise·max(|L̃_0|, 1).
+// The guard of WVCMC only undoes steps that break the map, so a fixed
+// step too large for the problem (SGD, Adam) can climb without breaking
+// it; WVCMC returns such a run as it is and leaves the verdict to the
+// caller. It returns nil for a run whose objective decreased.
+func (f *Fit) Diverged() error {
+	if len(f.Objective) == 0 {
+		return nil
+	}
+	f0, f1 := f.Objective[0], f.Objective[len(f.Objective)-1]
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	name := "WVCMC"
+	if f.Method != nil {
+		name = f.Method.Name()
+	}
+	switch {
+	case !finite(f1) || !finite(f.GradNorm):
+		return fmt.Errorf("%w: %s ended with objective %g and gradient norm %g", ErrDiverged, name, f1, f.GradNorm)
+	case f1-f0 > divergedRise*math.Max(math.Abs(f0), 1):
+		return fmt.Errorf("%w: %s raised the objective from %.4g to %.4g in %d iterations (final step %g): the step is too large", ErrDiverged, name, f0, f1, f.Iters, f.FinalStep)
+	}
+	return nil
+}
+
 // WVCMC optimises the variational objective (eq: obj OMA / eq: obj NOMA)
 // over the linear map, and its offset b when init has one (a mean-centred
 // link, docs/BEYOND.md note 17), starting from init, with the optimiser and

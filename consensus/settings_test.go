@@ -50,7 +50,7 @@ func threeWorkers(t *testing.T, access channel.Access, seed uint64, s int) (*cha
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rx, init, target, &sumTarget{prec: pinv(globalCov(cs)), n: 50}, rng
+	return rx, init, target, &sumTarget{prec: mustPinv(globalCov(cs)), n: 50}, rng
 }
 
 func TestSettingsReproduceTheOptimizerType(t *testing.T) {

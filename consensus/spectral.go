@@ -1,6 +1,7 @@
 package consensus
 
 import (
+	"errors"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -12,12 +13,26 @@ import (
 // (docs/MATH.md note 5: A^{-1/2} and inverses act on the non-zero eigenvalues).
 const relTol = 1e-12
 
+// ErrNotFinite is wrapped by the error of a scheme whose covariance
+// estimates, or their inverses, leave floating point: signals (or samples)
+// too large, or power scales P_k too small, for float64 arithmetic.
+var ErrNotFinite = errors.New("covariance estimate not finite in float64: rescale the samples (standardise the covariates, say) or check the link's P_k and N0")
+
 // spectral returns U diag(f(λ)) Uᵀ for the symmetric a = U diag(λ) Uᵀ.
-// Eigenvalues at or below relTol·max|λ| are passed to f as exactly 0.
-func spectral(a mat.Symmetric, f func(float64) float64) *mat.SymDense {
+// Eigenvalues at or below relTol·max|λ| are passed to f as exactly 0. It
+// fails with ErrNotFinite when a or some f(λ) is not finite.
+func spectral(a mat.Symmetric, f func(float64) float64) (*mat.SymDense, error) {
+	n := a.SymmetricDim()
+	for i := range n {
+		for j := i; j < n; j++ {
+			if v := a.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, ErrNotFinite
+			}
+		}
+	}
 	var eig mat.EigenSym
 	if !eig.Factorize(a, true) {
-		panic("consensus: symmetric eigendecomposition failed")
+		return nil, ErrNotFinite
 	}
 	vals := eig.Values(nil)
 	var u mat.Dense
@@ -26,7 +41,6 @@ func spectral(a mat.Symmetric, f func(float64) float64) *mat.SymDense {
 	for _, v := range vals {
 		top = math.Max(top, math.Abs(v))
 	}
-	n := len(vals)
 	out := mat.NewSymDense(n, nil)
 	for i, v := range vals {
 		if v <= relTol*top {
@@ -36,14 +50,17 @@ func spectral(a mat.Symmetric, f func(float64) float64) *mat.SymDense {
 		if fv == 0 {
 			continue
 		}
+		if math.IsNaN(fv) || math.IsInf(fv, 0) {
+			return nil, ErrNotFinite
+		}
 		col := mat.Col(nil, i, &u)
 		out.SymRankOne(out, fv, mat.NewVecDense(n, col))
 	}
-	return out
+	return out, nil
 }
 
 // pinv is the Moore–Penrose inverse of a positive semidefinite matrix.
-func pinv(a mat.Symmetric) *mat.SymDense {
+func pinv(a mat.Symmetric) (*mat.SymDense, error) {
 	return spectral(a, func(v float64) float64 {
 		if v <= 0 {
 			return 0
@@ -53,7 +70,7 @@ func pinv(a mat.Symmetric) *mat.SymDense {
 }
 
 // positivePart is [A]^+: negative eigenvalues clamped to zero.
-func positivePart(a mat.Symmetric) *mat.SymDense {
+func positivePart(a mat.Symmetric) (*mat.SymDense, error) {
 	return spectral(a, func(v float64) float64 { return math.Max(v, 0) })
 }
 

@@ -8,14 +8,16 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 )
 
 // ReadCSV reads a data set for the probit model (eq: probit model) from
 // comma-separated rows "label,x1,…,xd": the label v_n ∈ {0, 1} first, then
-// the d ≥ 1 covariates u_n. An optional header line is detected by its first
-// field not being a number, and skipped. All rows must have the same number
+// the d ≥ 1 covariates u_n. A UTF-8 byte order mark is skipped. The first
+// line is a header, skipped, when none of its fields is a number, a data
+// row when all are; any other first line is an error. All rows must have the same number
 // of fields and every value must be a finite number. Errors name the file
 // (name), the line and the 1-based column.
 func ReadCSV(r io.Reader, name string) (Set, error) {
@@ -49,8 +51,19 @@ func ReadCSV(r io.Reader, name string) (Set, error) {
 			if width < 2 {
 				return Set{}, fmt.Errorf("csv %s: line %d has %d field(s), want a label and at least one covariate (label,x1,…,xd)", name, line, width)
 			}
-			if _, err := strconv.ParseFloat(rec[0], 64); err != nil {
+			rec[0] = strings.TrimPrefix(rec[0], "\uFEFF") // a UTF-8 byte order mark
+			numeric := 0
+			for _, f := range rec {
+				if _, err := strconv.ParseFloat(f, 64); err == nil {
+					numeric++
+				}
+			}
+			switch numeric {
+			case 0:
 				continue // header
+			case width:
+			default:
+				return Set{}, fmt.Errorf("csv %s: line %d is neither a header (no field a number) nor a data row (every field a number): %d of its %d fields are numbers", name, line, numeric, width)
 			}
 		}
 		if len(rec) != width {

@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"slices"
+
+	"github.com/wcmc-project/wcmc/internal/memlimit"
 )
 
 // IDX magic numbers: unsigned-byte data with 1 (labels) or 3 (images)
@@ -39,7 +41,8 @@ type IDX struct {
 //
 // Errors name the stream by name and say what is wrong: a wrong magic number,
 // a truncated header or data (expected vs got bytes), trailing bytes, or
-// dimensions whose size exceeds MaxIDXBytes or, for an uncompressed stream
+// dimensions whose size exceeds MaxIDXBytes or the memory limit
+// (internal/memlimit) or, for an uncompressed stream
 // of known length (bytes.Reader, strings.Reader, *os.File, …), the bytes that
 // remain. Memory is allocated as data arrives, never from the header alone,
 // so a corrupt header cannot trigger a huge allocation.
@@ -92,6 +95,9 @@ func ReadIDX(r io.Reader, name string) (*IDX, error) {
 		if total > MaxIDXBytes {
 			return nil, fmt.Errorf("idx %s: absurd dimensions %v: more than the limit of %d data bytes", name, dims, int64(MaxIDXBytes))
 		}
+	}
+	if err := memlimit.Check(fmt.Sprintf("idx %s: dimensions %v", name, dims), float64(total)); err != nil {
+		return nil, err
 	}
 	if known && !gz && remaining-headerLen < total {
 		return nil, fmt.Errorf("idx %s: truncated: dimensions %v need %d data bytes after the %d-byte header, got %d", name, dims, total, headerLen, max(remaining-headerLen, 0))

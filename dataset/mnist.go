@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/wcmc-project/wcmc/internal/memlimit"
 )
 
 // The MNIST file names read by LoadMNIST; each may also carry a .gz suffix.
@@ -225,6 +227,10 @@ func selectClasses(img, lab *IDX, classA, classB int, imgName, labName string) (
 	}
 	keep, err := classRows(lab, classA, classB, labName)
 	if err != nil {
+		return Set{}, err
+	}
+	need := float64(len(img.Data)) + 8*float64(len(keep))*float64(px+1)
+	if err := memlimit.Check(fmt.Sprintf("mnist: %d images of %d pixels from %s as float64", len(keep), px, imgName), need); err != nil {
 		return Set{}, err
 	}
 	s := Set{U: mat.NewDense(len(keep), px, nil), V: make([]float64, len(keep))}

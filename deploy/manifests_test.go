@@ -120,7 +120,20 @@ func check(ms []manifest) []error {
 				fail(m, "%s.volumes[%s] claims %q, which no manifest in deploy/ declares", path, v.Name, c.ClaimName)
 			}
 		}
+		if a := spec.AutomountServiceAccountToken; a == nil || *a {
+			fail(m, "%s.automountServiceAccountToken must be false: wcmc does not use the API", path)
+		}
+		for _, v := range spec.Volumes {
+			if e := v.EmptyDir; e != nil && e.SizeLimit == nil {
+				fail(m, "%s.volumes[%s]: an emptyDir needs a sizeLimit", path, v.Name)
+			}
+		}
 		for _, c := range spec.Containers {
+			for what, rl := range map[string]corev1.ResourceList{"requests": c.Resources.Requests, "limits": c.Resources.Limits} {
+				if _, ok := rl[corev1.ResourceEphemeralStorage]; !ok {
+					fail(m, "%s.containers[%s].resources.%s lacks ephemeral-storage", path, c.Name, what)
+				}
+			}
 			if c.Name == "" || c.Image == "" {
 				fail(m, "%s.containers: a container without a name or an image (%q, %q)", path, c.Name, c.Image)
 			}
@@ -148,6 +161,9 @@ func check(ms []manifest) []error {
 			if o.Spec.CompletionMode == nil || *o.Spec.CompletionMode != batchv1.IndexedCompletion {
 				continue
 			}
+			if msg := stopsIgnored(o.Spec.PodFailurePolicy); msg != "" {
+				fail(m, "spec.podFailurePolicy: %s", msg)
+			}
 			for _, c := range spec.Containers {
 				for _, e := range c.Env {
 					if e.Name == "WCMC_SHARD_COUNT" && (o.Spec.Completions == nil || e.Value != fmt.Sprint(*o.Spec.Completions)) {
@@ -158,6 +174,35 @@ func check(ms []manifest) []error {
 		}
 	}
 	return errs
+}
+
+// stopsIgnored says what an Indexed Job's pod failure policy lacks, if
+// anything: disruptions (DisruptionTarget) and wcmc's exit after SIGTERM
+// (143) must not count against backoffLimitPerIndex.
+func stopsIgnored(p *batchv1.PodFailurePolicy) string {
+	if p == nil {
+		return "missing: evictions and SIGTERM stops would count as failures"
+	}
+	disruption, sigterm := false, false
+	for _, r := range p.Rules {
+		if r.Action != batchv1.PodFailurePolicyActionIgnore {
+			continue
+		}
+		for _, c := range r.OnPodConditions {
+			disruption = disruption || (c.Type == corev1.DisruptionTarget && (c.Status == "" || c.Status == corev1.ConditionTrue))
+		}
+		if e := r.OnExitCodes; e != nil && e.Operator == batchv1.PodFailurePolicyOnExitCodesOpIn && slices.Contains(e.Values, 143) {
+			sigterm = true
+		}
+	}
+	var lacks []string
+	if !disruption {
+		lacks = append(lacks, "an Ignore rule on the DisruptionTarget condition")
+	}
+	if !sigterm {
+		lacks = append(lacks, "an Ignore rule on exit code 143 (SIGTERM)")
+	}
+	return strings.Join(lacks, " and ")
 }
 
 func fmtInt32(p *int32) string {
@@ -290,6 +335,12 @@ func TestManifestChecksCatch(t *testing.T) {
 		{"restart policy", "      restartPolicy: Never", "      restartPolicy: Always", "restartPolicy Never or OnFailure"},
 		{"shard count", `              value: "8"`, `              value: "4"`, `WCMC_SHARD_COUNT="4" but the Job has 8 completions`},
 		{"script", `--out "$dir/merged"`, `--out $dir/merged`, "SC2086"},
+		{"no disruption rule", "          - type: DisruptionTarget", "          - type: Ready", "an Ignore rule on the DisruptionTarget condition"},
+		{"SIGTERM counted", "          values: [143]", "          values: [1]", "an Ignore rule on exit code 143"},
+		{"no failure policy", "  podFailurePolicy:", "  podFailurePolicyX:", `unknown field "spec.podFailurePolicyX"`},
+		{"token mounted", "      automountServiceAccountToken: false", "      automountServiceAccountToken: true", "automountServiceAccountToken must be false"},
+		{"unbounded tmp", "          emptyDir:\n            sizeLimit: 256Mi", "          emptyDir: {}", "an emptyDir needs a sizeLimit"},
+		{"no ephemeral-storage limit", "              ephemeral-storage: 1Gi", "              nvidia.com/gpu: 0", "resources.limits lacks ephemeral-storage"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.name == "script" {

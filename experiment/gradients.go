@@ -93,6 +93,7 @@ func gradientSpec(id, fig, desc string, base []runner.Param, defaults, quick map
 		MetricLabel: gradientMetricLabels,
 		LinearY:     linearY(gradientMetrics),
 		Ideal:       idealValues(gradientMetrics),
+		Bounds:      shareBounds(gradientMetrics),
 		Schemes:     allResultNames(gradientSchemes),
 		Params:      params,
 		Trials:      trials,

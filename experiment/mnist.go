@@ -87,7 +87,7 @@ func mnistSpec(pv probitVariant, metrics []string) runner.Spec {
 	return probitFamily(runner.Spec{
 		ID: pv.id, Figure: pv.fig, Description: pv.desc,
 		X: pv.x, XLabel: pv.xlabel,
-		Metrics: metrics, MetricLabel: probitMetricLabels, LinearY: linearY(metrics), Ideal: idealValues(metrics),
+		Metrics: metrics, MetricLabel: probitMetricLabels, LinearY: linearY(metrics), Ideal: idealValues(metrics), Bounds: shareBounds(metrics),
 		Schemes: allResultNames(probitSchemes),
 		Params:  mnistParams(),
 		Trials:  40,

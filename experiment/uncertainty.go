@@ -74,6 +74,16 @@ func idealValues(metrics []string) map[string]float64 {
 	return out
 }
 
+// shareBounds returns the bounds of the metrics of metrics that are
+// shares (runner.Spec.Bounds): [0, 1] for coverage90 and its twin.
+func shareBounds(metrics []string) map[string][2]float64 {
+	out := map[string][2]float64{}
+	for _, m := range linearY(metrics) {
+		out[m] = [2]float64{0, 1}
+	}
+	return out
+}
+
 // uncertaintyRows returns the rows of u for scheme, the metric names
 // ending in suffix ("" or "_fresh"), at checkpoint x (0 off a trajectory).
 func uncertaintyRows(scheme, suffix string, u metric.Uncertainty, x float64) []runner.Row {

@@ -30,11 +30,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"math"
 	"os"
+	pathpkg "path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -226,9 +229,14 @@ func (d Data) groups() map[string][]array {
 	return map[string][]array{"posterior": post, "sample_stats": stats}
 }
 
-// Write writes d as a zarr store at the directory path, replacing a zarr
-// store there (a directory with a .zgroup file) and refusing any other
-// existing file or directory. The store is written beside path and renamed
+// creator is the root attribute that marks a store Write wrote.
+const creator = "wcmc"
+
+// Write writes d as a zarr store at the directory path, replacing a store
+// that Write wrote there (its root .zattrs has created_by "wcmc" and it
+// holds only the files its .zmetadata lists and their arrays' chunks) and
+// refusing any other existing file or directory, so that it never deletes
+// what it did not write. The store is written beside path and renamed
 // into place, so that readers never see half a store.
 func Write(path string, d Data) error {
 	if err := d.check(); err != nil {
@@ -238,6 +246,9 @@ func Write(path string, d Data) error {
 	if fi, err := os.Stat(path); err == nil {
 		if _, err := os.Stat(filepath.Join(path, ".zgroup")); !fi.IsDir() || err != nil {
 			return fmt.Errorf("%s exists and is not a zarr store; not overwriting it", path)
+		}
+		if err := ownStore(path); err != nil {
+			return fmt.Errorf("%s: %w; not overwriting it (remove it or choose another path)", path, err)
 		}
 		replace = true
 	}
@@ -275,7 +286,7 @@ func (d Data) writeTo(dir string) error {
 	if err := put(".zgroup", group); err != nil {
 		return err
 	}
-	if err := put(".zattrs", map[string]any{}); err != nil {
+	if err := put(".zattrs", map[string]any{"created_by": creator}); err != nil {
 		return err
 	}
 	attrs := d.Attrs
@@ -317,4 +328,51 @@ func (d Data) writeTo(dir string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, ".zmetadata"), append(b, '\n'), 0o644)
+}
+
+// ownStore returns nil when the zarr store at path is one Write wrote and
+// holds nothing else, else an error naming what is foreign.
+func ownStore(path string) error {
+	var attrs struct {
+		CreatedBy string `json:"created_by"`
+	}
+	var cons struct {
+		Metadata map[string]json.RawMessage `json:"metadata"`
+	}
+	for f, v := range map[string]any{".zattrs": &attrs, ".zmetadata": &cons} {
+		b, err := os.ReadFile(filepath.Join(path, f))
+		if err == nil {
+			err = json.Unmarshal(b, v)
+		}
+		if err != nil {
+			return fmt.Errorf("a zarr store wcmc did not write (%s: %v)", f, err)
+		}
+	}
+	if attrs.CreatedBy != creator {
+		return errors.New("a zarr store wcmc did not write (no created_by \"wcmc\" in its .zattrs)")
+	}
+	known := func(rel string) bool { _, ok := cons.Metadata[rel]; return ok }
+	return filepath.WalkDir(path, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || p == path {
+			return err
+		}
+		rel, err := filepath.Rel(path, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		dir := pathpkg.Dir(rel)
+		switch {
+		case e.IsDir() && (known(rel+"/.zgroup") || known(rel+"/.zarray")):
+		case !e.IsDir() && (known(rel) || rel == ".zmetadata" || known(dir+"/.zarray") && isChunk(e.Name())):
+		default:
+			return fmt.Errorf("it holds %s, which wcmc did not write", rel)
+		}
+		return nil
+	})
+}
+
+// isChunk reports whether name is a chunk file's: chunk indices joined by dots.
+func isChunk(name string) bool {
+	return name != "" && strings.Trim(name, "0123456789.") == ""
 }

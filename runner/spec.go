@@ -88,6 +88,9 @@ type Spec struct {
 	// Ideal gives the ideal value of a metric (e.g. 0.9 for a 90%
 	// coverage), drawn as a guide line in its figures.
 	Ideal map[string]float64
+	// Bounds gives the range a metric's values lie in (e.g. [0, 1] for a
+	// coverage); figures clip its bands to it.
+	Bounds map[string][2]float64
 	// Schemes lists the scheme names in the order they are plotted.
 	Schemes []string
 	// Params declares the parameters. The name "trials" is reserved: it
@@ -244,6 +247,14 @@ func (s Spec) Check() error {
 	for m := range s.Ideal {
 		if !slices.Contains(s.Metrics, m) {
 			return fail("Ideal names %q, which is not a metric", m)
+		}
+	}
+	for m, b := range s.Bounds {
+		if !slices.Contains(s.Metrics, m) {
+			return fail("Bounds names %q, which is not a metric", m)
+		}
+		if !(b[0] < b[1]) {
+			return fail("Bounds of %q are [%g, %g], not an interval", m, b[0], b[1])
 		}
 	}
 	byName := map[string]Param{}

@@ -41,11 +41,16 @@ Groups:
                 transitions after burn-in
 The groups' attributes record the sampler and its settings. Coordinates
 are 0-based, as ArviZ numbers them (theta_dim_0 = j is theta[j+1] of
-FILE.summary.csv). An existing zarr store at the output is replaced.`,
+FILE.summary.csv). A zarr store that wcmc export wrote at the output is
+replaced; any other existing file or directory, or a store holding files
+that wcmc did not write, is refused and left untouched.`,
 		Example: "  wcmc export posterior.npy\n  python3 -c 'import arviz; print(arviz.summary(arviz.from_zarr(\"posterior.zarr\")))'",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in := args[0]
+			if err := checkOut(cmd, out, false); err != nil {
+				return err
+			}
 			chains, err := npy.ReadChainsFile(in)
 			if err != nil {
 				return fmt.Errorf("reading samples %s: %w", in, err)

@@ -61,6 +61,9 @@ by default the first ` + strconv.Itoa(maxPanels) + `.`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in := args[0]
+			if err := checkOut(cmd, out, false); err != nil {
+				return err
+			}
 			chains, err := npy.ReadChainsFile(in)
 			if err != nil {
 				return fmt.Errorf("reading samples %s: %w", in, err)

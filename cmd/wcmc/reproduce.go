@@ -87,6 +87,9 @@ non-zero only if an experiment could not run.`,
 			if cfg.Workers < 0 {
 				return fmt.Errorf("--workers must be ≥ 0 (0 = all cores), got %d", cfg.Workers)
 			}
+			if err := checkOut(cmd, cfg.Out, true); err != nil {
+				return err
+			}
 			if !f.Changed("out") {
 				cfg.Out = filepath.Join("results", "reproduce")
 				if cfg.Quick {
@@ -103,7 +106,7 @@ non-zero only if an experiment could not run.`,
 			cfg.Command = reproduceCommandLine(cmd, cfg, reproduce.Shown)
 			finished := make(chan struct{})
 			defer close(finished)
-			watchSignals(finished, cmd.ErrOrStderr(), "the journals in "+cfg.Out, resume)
+			watchSignals(finished, cmd.ErrOrStderr(), func() string { return "the journals in " + cfg.Out }, resume)
 			sum, err := reproduce.Run(cmd.Context(), specs, cfg, progressOut(cmd))
 			if err != nil && cmd.Context().Err() != nil {
 				return fmt.Errorf("stopped (%v); the finished tasks are saved in the journals in %s\nresume with:\n  %s", err, cfg.Out, resume)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -81,6 +82,9 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeIDs(specs),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return errEmptyOut
+			}
 			spec, err := runner.Find(specs, args[0])
 			if err != nil {
 				return err
@@ -133,7 +137,9 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 			resume := resumeCommand(cmd, spec.ID, opts.Options, out, shardFlag, shardCount)
 			finished := make(chan struct{})
 			defer close(finished)
-			watchSignals(finished, stderr, journal.Path(out, spec.ID), resume)
+			var saved atomic.Value // the journal, "" once removed
+			saved.Store(journal.Path(out, spec.ID))
+			watchSignals(finished, stderr, func() string { return saved.Load().(string) }, resume)
 
 			var res *runner.Result
 			compute := func() (err error) {
@@ -169,6 +175,8 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 			}
 			if err := journal.Remove(out, spec.ID); err != nil {
 				fmt.Fprintf(stderr, "wcmc: the results are written, but the journal could not be removed: %v\n", err)
+			} else {
+				saved.Store("")
 			}
 			for _, w := range warns {
 				fmt.Fprintf(stderr, "figure: %s\n", w)
@@ -367,17 +375,19 @@ const stopGrace = 10 * time.Second
 // WVCMC iteration, each stage of a trial) and will run again on resume, and
 // a task that does not check it gets stopGrace to finish and be saved;
 // after that, or at a second signal, the process exits at once with status
-// 1 — every finished task is already in the journal (saved names where).
+// 1 — every finished task is already in the journal (saved names where,
+// or returns "" once the results are written and the journal removed).
 // It returns when finished is closed.
-func watchSignals(finished <-chan struct{}, stderr io.Writer, saved, resume string) {
+func watchSignals(finished <-chan struct{}, stderr io.Writer, saved func() string, resume string) {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		defer signal.Stop(sig)
+		var first os.Signal
 		select {
 		case <-finished:
 			return
-		case <-sig:
+		case first = <-sig:
 		}
 		fmt.Fprintf(stderr, "wcmc: stopping: no new task starts; running tasks stop at their next check or have %s to finish and be saved (interrupt again to stop now)\n", stopGrace)
 		timer := time.NewTimer(stopGrace)
@@ -389,13 +399,27 @@ func watchSignals(finished <-chan struct{}, stderr io.Writer, saved, resume stri
 		case <-timer.C:
 			fmt.Fprintf(stderr, "wcmc: the running tasks did not finish within %s; they will run again on resume\n", stopGrace)
 		}
-		fmt.Fprintf(stderr, "wcmc: stopped; the finished tasks are saved in %s\nresume with:\n  %s\n", saved, resume)
+		fmt.Fprint(stderr, stoppedMessage(saved(), resume))
 		if s, ok := stderr.(*statusWriter); ok {
 			s.Status("") // leave no progress line under the shell's prompt
 		}
 		atomicfile.RemovePending() // no half-written file survives the stop
-		os.Exit(1)
+		code := 1
+		if n, ok := first.(syscall.Signal); ok {
+			code = 128 + int(n) // the conventional status of a stop by signal
+		}
+		os.Exit(code)
 	}()
+}
+
+// stoppedMessage is the note of a stopped run: where its finished tasks
+// are saved and how to resume, or, saved empty, that nothing is left to
+// resume.
+func stoppedMessage(saved, resume string) string {
+	if saved == "" {
+		return "wcmc: stopped after the results were written; there is nothing to resume\n"
+	}
+	return fmt.Sprintf("wcmc: stopped; the finished tasks are saved in %s\nresume with:\n  %s\n", saved, resume)
 }
 
 // printTable prints the mean of the main metric per scheme that ran

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -90,6 +91,9 @@ Writes the S×d samples to --out (.npy).` + interceptHelp,
 				if err := checkNotInputs(outPaths(out), paths); err != nil {
 					return err
 				}
+				if err := checkSampleScale(paths, samples); err != nil {
+					return err
+				}
 				theta, err := interruptible(cmd.Context(), func() (*mat.Dense, error) { return consensus.Noiseless(samples) })
 				if err != nil {
 					return fmt.Errorf("%s: %w", schemeNoiseless, err)
@@ -149,6 +153,12 @@ Writes the S×d samples to --out (.npy).` + interceptHelp,
 				}
 			}
 			res, err := interruptible(cmd.Context(), func() (*wcmc.Result, error) { return wcmc.AggregateContext(cmd.Context(), rx, a, seed) })
+			if errors.Is(err, consensus.ErrDiverged) && !strings.EqualFold(optimizer, consensus.NameLBFGS) {
+				return fmt.Errorf("%w; give a smaller --eta or --optimizer lbfgs (no step size to choose)", err)
+			}
+			if errors.Is(err, consensus.ErrNotFinite) {
+				return fmt.Errorf("%s: %w", rxPath, err)
+			}
 			if err != nil {
 				return err
 			}
@@ -228,6 +238,24 @@ func optimizerFlags(method string, acc channel.Access, eta float64, iters, batch
 		return s, fmt.Errorf("--optimizer %q: want lbfgs, adam or sgd", method)
 	}
 	return s, nil
+}
+
+// checkSampleScale refuses samples so large that their sample covariance
+// Σ_s θ θᵀ would overflow: |θ| ≤ √(MaxFloat64/(S·d)).
+func checkSampleScale(paths []string, samples []*mat.Dense) error {
+	for k, m := range samples {
+		r, c := m.Dims()
+		limit := math.Sqrt(math.MaxFloat64 / (float64(r) * float64(c)))
+		for i := range r {
+			for j, v := range m.RawRowView(i) {
+				if math.Abs(v) > limit {
+					return fmt.Errorf("%s: sample %d, coordinate %d is %g: samples beyond ±%.3g (√(MaxFloat64/(S·d)), S = %d, d = %d) overflow their covariance; rescale them (and the covariates they came from)",
+						paths[k], i+1, j+1, v, limit, r, c)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func dims(m *mat.Dense) string {

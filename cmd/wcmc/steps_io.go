@@ -30,13 +30,14 @@ import (
 
 // outputs writes a step's files all or nothing: each file is written in
 // full under a temporary name in its final directory (atomicfile.Create),
-// and only once every file is complete are they renamed into place. On
-// failure the temporary files, and any directory created for them, are
+// and only once every file is complete are they renamed into place
+// (atomicfile.Set: a failed rename restores the files already replaced).
+// On failure the temporary files, and any directory created for them, are
 // removed. Temporary files of the same names that a killed step left
 // behind are removed first.
 type outputs struct {
-	files []*atomicfile.Pending
-	made  []string // directories created, deepest last
+	set  atomicfile.Set
+	made []string // directories created, deepest last
 }
 
 // add writes path's content (via write) to a temporary file beside it.
@@ -49,16 +50,7 @@ func (o *outputs) add(path string, write func(io.Writer) error) error {
 	if _, err := atomicfile.RemoveStale(dir, func(name string) bool { return name == base }); err != nil {
 		return err
 	}
-	f, err := atomicfile.Create(path)
-	if err != nil {
-		return err
-	}
-	o.files = append(o.files, f)
-	err = write(f)
-	if err == nil {
-		err = f.Close()
-	}
-	if err != nil {
+	if err := o.set.Add(path, write); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
@@ -87,32 +79,24 @@ func (o *outputs) mkdir(dir string) error {
 	return nil
 }
 
-// commit renames every temporary file into place.
+// commit renames every temporary file into place; if one fails, the
+// files it already replaced are restored.
 func (o *outputs) commit() error {
-	for i, f := range o.files {
-		if err := f.Commit(); err != nil {
-			// Undo: the files already renamed are part of a failed step.
-			for _, g := range o.files[:i] {
-				os.Remove(g.Path)
-			}
-			o.files = o.files[i:]
-			o.abort()
-			return err
-		}
+	if err := o.set.Commit(); err != nil {
+		o.abort()
+		return err
 	}
-	o.files = nil
+	o.made = nil
 	return nil
 }
 
 // abort removes what add created; it is a no-op after commit.
 func (o *outputs) abort() {
-	for _, f := range o.files {
-		f.Abort()
-	}
+	o.set.Abort()
 	for i := len(o.made) - 1; i >= 0; i-- {
 		os.Remove(o.made[i]) // only succeeds if empty
 	}
-	o.files, o.made = nil, nil
+	o.made = nil
 }
 
 // writeAll writes files (path → writer) all or nothing.
@@ -361,12 +345,13 @@ func fmtFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 // checkSampleRun is the check of wcmc sample and wcmc posterior before
 // they draw: their files (out, its summary, its sampler record and its
 // per-draw statistics) must not overwrite an input, nor out be empty, and
-// the draws (C chains of S×d, kept with a pooled copy for the summary) and
-// their statistics must fit in memory.
+// the draws (C chains of S×d, kept with a pooled copy for the summary),
+// their statistics and the sampler's d×d matrices (the precision, its
+// Cholesky factor and their copies: at most six at once) must fit in memory.
 func checkSampleRun(out string, s wcmc.Sampling, d int, inputs ...string) error {
 	if err := checkNotInputs(outPaths(out, summaryPath(out), recordPath(out), statsPath(out)), inputs); err != nil {
 		return err
 	}
-	need := 2*memlimit.Floats(s.Chains, s.S, d) + 2*memlimit.Floats(s.Chains, s.S, len(drawStats))
-	return memlimit.Check(fmt.Sprintf("--samples %d × --chains %d samples of d = %d", s.S, s.Chains, d), need)
+	need := 2*memlimit.Floats(s.Chains, s.S, d) + 2*memlimit.Floats(s.Chains, s.S, len(drawStats)) + 6*memlimit.Floats(d, d)
+	return memlimit.Check(fmt.Sprintf("--samples %d × --chains %d samples of d = %d, with d×d precision matrices", s.S, s.Chains, d), need)
 }

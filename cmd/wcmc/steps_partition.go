@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -44,6 +45,29 @@ type partitionFile struct {
 }
 
 const partitionFormat = "wcmc-partition/1"
+
+// check compares the partition.json at meta with itself and with shard,
+// a shard beside it: K shards listed with one size and class-1 count each,
+// sizes non-negative and summing to N, and shard among them.
+func (p partitionFile) check(meta, shard string) error {
+	if p.K != len(p.Shards) || p.K != len(p.Sizes) || p.K != len(p.Ones) {
+		return fmt.Errorf("%s: K = %d, but it lists %d shards, %d sizes and %d class-1 counts: not as wcmc partition wrote it; partition the data again", meta, p.K, len(p.Shards), len(p.Sizes), len(p.Ones))
+	}
+	n := 0
+	for k, m := range p.Sizes {
+		if m < 0 || p.Ones[k] < 0 || p.Ones[k] > m {
+			return fmt.Errorf("%s: shard %d has size %d and %d class-1 points: not as wcmc partition wrote it; partition the data again", meta, k+1, m, p.Ones[k])
+		}
+		n += m
+	}
+	if n != p.N {
+		return fmt.Errorf("%s: the shard sizes %v sum to %d, but N = %d: not as wcmc partition wrote it; partition the data again", meta, p.Sizes, n, p.N)
+	}
+	if !slices.Contains(p.Shards, filepath.Base(shard)) {
+		return fmt.Errorf("%s is not one of the shards %v listed in %s: give a shard written by that partition", shard, p.Shards, meta)
+	}
+	return nil
+}
 
 func newPartitionCmd() *cobra.Command {
 	var (

@@ -122,5 +122,8 @@ func workerCount(shard string, flagK int, given bool) (int, error) {
 	case given && flagK != p.K:
 		return 0, fmt.Errorf("--num-workers %d disagrees with K = %d in %s: the prior tempering p(θ)^{1/K} needs the true number of workers", flagK, p.K, meta)
 	}
+	if err := p.check(meta, shard); err != nil {
+		return 0, err
+	}
 	return p.K, nil
 }

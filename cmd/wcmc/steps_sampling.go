@@ -70,6 +70,13 @@ func (sf *samplingFlags) register(f *pflag.FlagSet, defaultS int, priorDoc strin
 	sf.limits.register(f)
 }
 
+// Bounds on the sampling flags: a run beyond them would take hours to
+// years, so it is refused rather than left to run silently.
+const (
+	maxChains      = 1024
+	maxTransitions = 1e9 // chains × (burn-in + samples × thin)
+)
+
 // sampling checks the flags (the warning thresholds, sf.limits, too) and
 // returns them as a wcmc.Sampling.
 func (sf *samplingFlags) sampling() (wcmc.Sampling, error) {
@@ -91,8 +98,12 @@ func (sf *samplingFlags) sampling() (wcmc.Sampling, error) {
 		return wcmc.Sampling{}, fmt.Errorf("--chains must be ≥ 1, got %d", sf.chains)
 	case sf.thin < 1:
 		return wcmc.Sampling{}, fmt.Errorf("--thin must be ≥ 1, got %d", sf.thin)
-	case sf.s > math.MaxInt/sf.chains/max(1, sf.thin):
-		return wcmc.Sampling{}, fmt.Errorf("--samples %d × --chains %d × --thin %d is too large", sf.s, sf.chains, sf.thin)
+	case sf.chains > maxChains:
+		return wcmc.Sampling{}, fmt.Errorf("--chains %d: at most %d (each chain keeps its own state; R̂ needs only a few)", sf.chains, maxChains)
+	}
+	if n := float64(sf.chains) * (float64(sf.burnin) + float64(sf.s)*float64(sf.thin)); n > maxTransitions {
+		return wcmc.Sampling{}, fmt.Errorf("--chains %d × (--burnin %d + --samples %d × --thin %d) = %.3g transitions, more than the %.0e wcmc runs (hours to years of sampling)",
+			sf.chains, sf.burnin, sf.s, sf.thin, n, float64(maxTransitions))
 	}
 	return wcmc.Sampling{S: sf.s, BurnIn: sf.burnin, PriorVar: sf.priorVar, Sampler: sf.method, Chains: sf.chains, Thin: sf.thin}, nil
 }

@@ -18,6 +18,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -70,9 +71,31 @@ func register(name string, on bool) {
 	}
 }
 
+// ErrLink is wrapped by the error of a write to a path that is a symbolic
+// link: the file would be written through it, or the link replaced.
+var ErrLink = errors.New("is a symbolic link")
+
+// CheckNotLink returns an error wrapping ErrLink, naming path and where
+// it points, when path is a symbolic link (dangling or not).
+func CheckNotLink(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return nil
+	}
+	target, _ := os.Readlink(path)
+	return fmt.Errorf("%s %w (to %s): wcmc does not write through links; remove it or write elsewhere", path, ErrLink, target)
+}
+
+// rename is os.Rename; tests replace it to make a rename fail.
+var rename = os.Rename
+
 // Create starts writing path: a temporary file ".BASE.tmp*" in path's
-// directory, with mode 0644.
+// directory, with mode 0644. A path that is a symbolic link is refused
+// (CheckNotLink).
 func Create(path string) (*Pending, error) {
+	if err := CheckNotLink(path); err != nil {
+		return nil, err
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), tempPrefix(path)+"*")
 	if err != nil {
 		return nil, err
@@ -107,7 +130,7 @@ func (p *Pending) Commit() error {
 		return fmt.Errorf("atomicfile: commit of %s before Close", p.Path)
 	}
 	KillPoint(KillFileRename, nil, nil)
-	if err := os.Rename(p.Name(), p.Path); err != nil {
+	if err := rename(p.Name(), p.Path); err != nil {
 		return err
 	}
 	register(p.Name(), false)
@@ -170,4 +193,117 @@ func RemoveStale(dir string, match func(name string) bool) ([]string, error) {
 		removed = append(removed, path)
 	}
 	return removed, nil
+}
+
+// Set writes several files all or nothing: each is written in full under
+// a temporary name (Add), and Commit renames them all into place, keeping
+// a backup of each file it replaces until every rename has succeeded, so
+// that a failed Commit leaves the files as they were.
+type Set struct {
+	files []*Pending
+}
+
+// Add writes path's content (via write) to a temporary file beside it.
+// On error the set is aborted.
+func (s *Set) Add(path string, write func(io.Writer) error) error {
+	p, err := Create(path)
+	if err != nil {
+		s.Abort()
+		return err
+	}
+	s.files = append(s.files, p)
+	if err := write(p.File); err != nil {
+		s.Abort()
+		return err
+	}
+	if err := p.Close(); err != nil {
+		s.Abort()
+		return err
+	}
+	return nil
+}
+
+// Paths returns the final paths of the files added, in order.
+func (s *Set) Paths() []string {
+	out := make([]string, len(s.files))
+	for i, p := range s.files {
+		out[i] = p.Path
+	}
+	return out
+}
+
+// Commit renames every file into place. If a rename fails, the files
+// already renamed are removed, those they replaced restored, and the
+// temporary files removed.
+func (s *Set) Commit() error {
+	type done struct {
+		path, backup string // backup is "" when path did not exist
+	}
+	var committed []done
+	undo := func() {
+		for i := len(committed) - 1; i >= 0; i-- {
+			c := committed[i]
+			if c.backup != "" {
+				os.Rename(c.backup, c.path)
+			} else {
+				os.Remove(c.path)
+			}
+		}
+	}
+	for i, p := range s.files {
+		if err := CheckNotLink(p.Path); err != nil {
+			undo()
+			s.files = s.files[i:]
+			s.Abort()
+			return err
+		}
+		backup := ""
+		if fi, err := os.Lstat(p.Path); err == nil && fi.IsDir() {
+			undo()
+			s.files = s.files[i:]
+			s.Abort()
+			return fmt.Errorf("writing %s: it is a directory", p.Path)
+		} else if err == nil {
+			// A temporary name (RemoveStale removes it after a kill) that
+			// no Create makes: those have no leading zero.
+			backup = filepath.Join(filepath.Dir(p.Path), tempPrefix(p.Path)+"0"+strconv.Itoa(os.Getpid()))
+			os.Remove(backup)
+			// A hard link keeps the old file in place until the rename
+			// replaces it; where links are not supported, move it aside.
+			if err := os.Link(p.Path, backup); err != nil {
+				if err := rename(p.Path, backup); err != nil {
+					undo()
+					s.files = s.files[i:]
+					s.Abort()
+					return fmt.Errorf("keeping a backup of %s: %w", p.Path, err)
+				}
+			}
+		}
+		if err := p.Commit(); err != nil {
+			if backup != "" {
+				os.Rename(backup, p.Path)
+			}
+			undo()
+			s.files = s.files[i:]
+			s.Abort()
+			return fmt.Errorf("writing %s: %w", p.Path, err)
+		}
+		committed = append(committed, done{p.Path, backup})
+	}
+	for _, c := range committed {
+		if c.backup != "" {
+			os.Remove(c.backup)
+		}
+	}
+	s.files = nil
+	return nil
+}
+
+// Abort removes the temporary files not yet committed; it is a no-op after
+// Commit.
+func (s *Set) Abort() {
+	for _, p := range s.files {
+		p.Abort()
+	}
+	s.files = nil
 }

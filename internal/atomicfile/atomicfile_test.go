@@ -51,3 +51,85 @@ func TestRemoveStaleNames(t *testing.T) {
 		t.Errorf("missing directory: %v, %v", r, err)
 	}
 }
+
+func TestWriteRefusesLinks(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	target := filepath.Join(outside, "one-line.txt")
+	os.WriteFile(target, []byte("keep\n"), 0o644)
+	for name, to := range map[string]string{"link": target, "dangling": filepath.Join(outside, "absent.txt")} {
+		path := filepath.Join(dir, name)
+		if err := os.Symlink(to, path); err != nil {
+			t.Skip(err)
+		}
+		err := Write(path, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err })
+		if !errors.Is(err, ErrLink) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: error %v, want one naming the link", name, err)
+		}
+		if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s: the link was replaced (%v)", name, err)
+		}
+	}
+	if got, _ := os.ReadFile(target); string(got) != "keep\n" {
+		t.Errorf("the link's target holds %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "absent.txt")); err == nil {
+		t.Error("a file was created through the dangling link")
+	}
+}
+
+func TestSetCommitRestoresOnFailure(t *testing.T) {
+	dir := t.TempDir()
+	names := []string{"a.csv", "b.csv", "c.json"}
+	for _, n := range names[:2] {
+		os.WriteFile(filepath.Join(dir, n), []byte("old "+n), 0o644)
+	}
+	fail := filepath.Join(dir, "c.json")
+	boom := errors.New("boom")
+	rename = func(from, to string) error {
+		if to == fail {
+			return boom
+		}
+		return os.Rename(from, to)
+	}
+	defer func() { rename = os.Rename }()
+	var s Set
+	for _, n := range names {
+		if err := s.Add(filepath.Join(dir, n), func(w io.Writer) error { _, err := io.WriteString(w, "new "+n); return err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Commit(); !errors.Is(err, boom) {
+		t.Fatalf("commit: %v, want the rename's error", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if !slices.Equal(left, names[:2]) {
+		t.Errorf("files after a failed commit: %v, want %v", left, names[:2])
+	}
+	for _, n := range names[:2] {
+		if got, _ := os.ReadFile(filepath.Join(dir, n)); string(got) != "old "+n {
+			t.Errorf("%s holds %q after a failed commit, want the old content", n, got)
+		}
+	}
+
+	rename = os.Rename
+	s = Set{}
+	for _, n := range names {
+		s.Add(filepath.Join(dir, n), func(w io.Writer) error { _, err := io.WriteString(w, "new "+n); return err })
+	}
+	if err := s.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ = os.ReadDir(dir)
+	if len(entries) != len(names) {
+		t.Errorf("%d entries after a commit, want %d (no backup left)", len(entries), len(names))
+	}
+	for _, n := range names {
+		if got, _ := os.ReadFile(filepath.Join(dir, n)); string(got) != "new "+n {
+			t.Errorf("%s holds %q", n, got)
+		}
+	}
+}

@@ -5,7 +5,8 @@
 //
 // The limit is WCMC_MAX_MEMORY when set (bytes, or with a suffix K, M, G,
 // T: powers of 1024), else the memory of the machine or, when lower, of
-// the container (the cgroup's memory.max).
+// the process (ulimit -v) or its container (the cgroup's memory.max, or
+// memory.limit_in_bytes under cgroup v1).
 package memlimit
 
 import (
@@ -31,8 +32,8 @@ func Limit() (bytes float64, source string, err error) {
 		}
 		return b, Env + "=" + v, nil
 	}
-	if b, ok := systemMemory(); ok {
-		return b, "the memory of this machine", nil
+	if b, src, ok := systemMemory(); ok {
+		return b, src, nil
 	}
 	return fallback, "a default, this machine's memory being unknown", nil
 }

@@ -2,23 +2,61 @@ package memlimit
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 )
 
-// systemMemory returns the physical memory, or the cgroup's memory.max
-// when it is lower (a container's limit).
-func systemMemory() (float64, bool) {
+// cgroupRoot is where the cgroup file systems are mounted (a variable
+// for the tests).
+var cgroupRoot = "/sys/fs/cgroup"
+
+// addressLimit returns the soft RLIMIT_AS (ulimit -v), or false when
+// there is none (a variable for the tests).
+var addressLimit = func() (float64, bool) {
+	var r syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &r); err != nil || r.Cur == ^uint64(0) {
+		return 0, false
+	}
+	return float64(r.Cur), true
+}
+
+// totalRAM returns the physical memory (a variable for the tests).
+var totalRAM = func() (float64, bool) {
 	var info syscall.Sysinfo_t
 	if err := syscall.Sysinfo(&info); err != nil || info.Totalram == 0 {
 		return 0, false
 	}
-	total := float64(info.Totalram) * float64(info.Unit)
-	if data, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
-		if v, err := strconv.ParseFloat(strings.TrimSpace(string(data)), 64); err == nil && v > 0 && v < total {
-			total = v
+	return float64(info.Totalram) * float64(info.Unit), true
+}
+
+// systemMemory returns the physical memory or, when lower, the limit of
+// the process's address space (RLIMIT_AS, ulimit -v) or of its cgroup
+// (v2 memory.max, v1 memory/memory.limit_in_bytes, as on Slurm nodes),
+// and which of them it is.
+func systemMemory() (float64, string, bool) {
+	total, ok := totalRAM()
+	if !ok {
+		return 0, "", false
+	}
+	source := "the memory of this machine"
+	lower := func(v float64, src string) {
+		if v > 0 && v < total {
+			total, source = v, src
 		}
 	}
-	return total, true
+	if v, ok := addressLimit(); ok {
+		lower(v, "the address-space limit of this process, ulimit -v")
+	}
+	for _, f := range []string{"memory.max", filepath.Join("memory", "memory.limit_in_bytes")} {
+		p := filepath.Join(cgroupRoot, f)
+		if data, err := os.ReadFile(p); err == nil {
+			// "max" (v2) fails to parse: no limit.
+			if v, err := strconv.ParseFloat(strings.TrimSpace(string(data)), 64); err == nil {
+				lower(v, "the container's limit, "+p)
+			}
+		}
+	}
+	return total, source, true
 }

@@ -3,4 +3,4 @@
 package memlimit
 
 // systemMemory is unknown on this platform: the fallback applies.
-func systemMemory() (float64, bool) { return 0, false }
+func systemMemory() (float64, string, bool) { return 0, "", false }

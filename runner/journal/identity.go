@@ -40,6 +40,10 @@ type Identity struct {
 	// names (runner.Plan.InputDigests) when the run started: a resume or a
 	// merge from another folder holding the same data matches.
 	InputDigests map[string]string `json:"input_digests,omitempty"`
+	// Sum is the checksum of the file, as Record.Sum is of a journal line:
+	// of the file as written without it. Written last; required from
+	// format 4 on, absent before.
+	Sum string `json:"sum,omitempty"`
 }
 
 // IdentityOf returns the identity of shard s (of shardTasks tasks) of the
@@ -132,6 +136,9 @@ func parseIdentity(data []byte, path string) (Identity, error) {
 	if id.Experiment == "" || id.Format < 1 {
 		return Identity{}, fmt.Errorf("%s: not a wcmc run identity (no experiment or format)", path)
 	}
+	if err := verifyIdentitySum(data, id); err != nil {
+		return Identity{}, fmt.Errorf("%s: %w", path, err)
+	}
 	if id.Format > Format {
 		return Identity{}, fmt.Errorf("%s: journal format %d, written by a newer wcmc (%s); this wcmc (%s) reads formats 1 to %d: use the newer one",
 			path, id.Format, id.Version, runner.Version, Format)
@@ -142,9 +149,42 @@ func parseIdentity(data []byte, path string) (Identity, error) {
 	return id, nil
 }
 
+// identitySumFormat is the first format whose identity files carry a
+// checksum (Identity.Sum).
+const identitySumFormat = 4
+
+// identitySuffix is how an identity file written by encodeIdentity ends.
+func identitySuffix(sum string) string { return ",\n  \"sum\": \"" + sum + "\"\n}\n" }
+
+// encodeIdentity writes id as indented JSON ending with its checksum (from
+// identitySumFormat on).
 func encodeIdentity(id Identity) ([]byte, error) {
+	id.Sum = ""
 	data, err := json.MarshalIndent(id, "", "  ")
-	return append(data, '\n'), err
+	if err != nil || id.Format < identitySumFormat {
+		return append(data, '\n'), err
+	}
+	return append(data[:len(data)-2], identitySuffix(lineSum(data))...), nil
+}
+
+// verifyIdentitySum checks the checksum of a parsed identity file: present
+// from identitySumFormat on, matching the content whenever present.
+func verifyIdentitySum(data []byte, id Identity) error {
+	if id.Sum == "" {
+		if id.Format >= identitySumFormat {
+			return fmt.Errorf("%w: no checksum, but the identity is of format %d, whose files have one (the file was edited)", ErrChecksum, id.Format)
+		}
+		return nil
+	}
+	suffix := identitySuffix(id.Sum)
+	if !bytes.HasSuffix(data, []byte(suffix)) {
+		return fmt.Errorf("%w: the \"sum\" field is not where wcmc writes it (the file was rewritten)", ErrChecksum)
+	}
+	body := append(slices.Clone(data[:len(data)-len(suffix)]), "\n}"...)
+	if got := lineSum(body); got != id.Sum {
+		return fmt.Errorf("%w: the content has checksum %s, the file says %s (edited or damaged after it was written)", ErrChecksum, got, id.Sum)
+	}
+	return nil
 }
 
 func writeIdentity(path string, id Identity) error {

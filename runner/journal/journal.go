@@ -42,12 +42,14 @@ import (
 // Format is the version of the journal and identity file format written:
 // 2 since journal lines carry a checksum (Record.Sum), 3 since they may
 // name their session's machine and workers (Record.Machine, .Workers),
-// which a wcmc reading format 2 would take for a damaged line. Format 1
+// which a wcmc reading format 2 would take for a damaged line, 4 since the
+// identity file carries a checksum too (Identity.Sum). Format 1
 // journals, whose lines have none, are still read (and resumed, new lines
 // getting checksums); a journal line of format 2 or later without a
-// checksum is refused. Resuming a format-2 journal makes it format 3, so
+// checksum is refused, and so is an identity of format 4 or later without
+// one. Resuming a journal of format 2 or later makes it of this format, so
 // that an older wcmc refuses it by its identity rather than misread it.
-const Format = 3
+const Format = 4
 
 // Path and IdentityPath return the paths of the journal and the run
 // identity of experiment id in dir.
@@ -113,13 +115,15 @@ func verifySum(text []byte, rec Record) error {
 }
 
 // checkSums refuses, in a journal of the given format, records that carry
-// no checksum although the format requires one.
+// no checksum although the format requires one, and in a journal of format
+// 1 (whose lines have none) records that carry one: its identity's format
+// was edited.
 func checkSums(c Contents, format int, path string) error {
-	if format < 2 {
-		return nil
-	}
 	for i, r := range c.Records {
-		if r.Sum == "" {
+		if format < 2 && r.Sum != "" {
+			return fmt.Errorf("journal %s, record %d: has a checksum, but the run's identity says format %d, whose lines have none (the identity was edited)", path, i+1, format)
+		}
+		if format >= 2 && r.Sum == "" {
 			return fmt.Errorf("journal %s, record %d: no checksum, but the journal is of format %d, whose every line has one (the line was edited)", path, i+1, format)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wcmc-project/wcmc/internal/atomicfile"
 	"github.com/wcmc-project/wcmc/runner"
 	"github.com/wcmc-project/wcmc/runner/internal/sweeptest"
 )
@@ -659,7 +660,7 @@ func TestDataFolderMoved(t *testing.T) {
 	}
 }
 
-func TestResumingAFormat2JournalMakesItFormat3(t *testing.T) {
+func TestResumingAFormat2JournalMakesItCurrent(t *testing.T) {
 	// Lines naming their machine would read as damaged to a wcmc of format
 	// 2: resuming such a journal rewrites its identity first, so that the
 	// older wcmc refuses it by its format instead.
@@ -672,7 +673,35 @@ func TestResumingAFormat2JournalMakesItFormat3(t *testing.T) {
 	opts.Resume = true
 	sameResult(t, mustRun(t, spec, opts), want)
 	id, err := ReadIdentity(IdentityPath(dir, "noise"))
-	if err != nil || id.Format != Format || Format != 3 {
+	if err != nil || id.Format != Format || id.Sum == "" {
 		t.Errorf("identity after resuming: format %d, %v; want %d", id.Format, err, Format)
+	}
+}
+
+func TestJournalLinkIsRefused(t *testing.T) {
+	spec := sweeptest.Noise()
+	outside := t.TempDir()
+	target := filepath.Join(outside, "one-line.txt")
+	os.WriteFile(target, []byte("one line\n"), 0o644)
+	for name, link := range map[string]func(dir string) (string, string){
+		"journal":          func(dir string) (string, string) { return Path(dir, "noise"), target },
+		"dangling journal": func(dir string) (string, string) { return Path(dir, "noise"), filepath.Join(outside, "absent") },
+		"identity":         func(dir string) (string, string) { return IdentityPath(dir, "noise"), target },
+	} {
+		dir := t.TempDir()
+		path, to := link(dir)
+		if err := os.Symlink(to, path); err != nil {
+			t.Skip(err)
+		}
+		_, err := Run(context.Background(), spec, Options{Options: runner.Options{Seed: 1, Trials: 2, Workers: 1}, Dir: dir})
+		if !errors.Is(err, atomicfile.ErrLink) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: error %v, want one naming the link", name, err)
+		}
+	}
+	if got, _ := os.ReadFile(target); string(got) != "one line\n" {
+		t.Errorf("the linked file now holds %q", got)
+	}
+	if _, err := os.Lstat(filepath.Join(outside, "absent")); err == nil {
+		t.Error("a file was created through the dangling link")
 	}
 }

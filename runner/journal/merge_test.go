@@ -1,6 +1,8 @@
 package journal
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
@@ -111,8 +113,7 @@ func TestMergeRefusals(t *testing.T) {
 		t.Errorf("bad identity: %v", err)
 	}
 	old := shardDirs(t, spec, opts, 1)[0]
-	data, _ := os.ReadFile(IdentityPath(old, "noise"))
-	os.WriteFile(IdentityPath(old, "noise"), []byte(strings.Replace(string(data), `"scale"`, `"scale_old"`, 1)), 0o644)
+	setIdentity(t, old, `"scale"`, `"scale_old"`)
 	if _, err := Merge(specs, []string{old}, MergeOptions{}); err == nil || !strings.Contains(err.Error(), `no parameter "scale"`) {
 		t.Errorf("old identity: %v", err)
 	}
@@ -197,12 +198,74 @@ func TestMergeVerifiesContent(t *testing.T) {
 	}
 }
 
-// setIdentity replaces old by new in the identity file of noise in dir.
+// setIdentity replaces old by new in the identity file of noise in dir,
+// as a wcmc writing that identity would have written it (its checksum
+// recomputed, or absent below format 4): an identity of another format or
+// version, not a hand-edited one (see editIdentity).
 func setIdentity(t *testing.T, dir, old, new string) {
+	t.Helper()
+	edited := editIdentity(t, dir, old, new)
+	var id Identity
+	if err := json.Unmarshal(edited, &id); err != nil {
+		t.Fatal(err)
+	}
+	data, err := encodeIdentity(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(IdentityPath(dir, "noise"), data, 0o644)
+}
+
+// editIdentity replaces old by new in the identity file of noise in dir,
+// as a hand edit, and returns the new content.
+func editIdentity(t *testing.T, dir, old, new string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(IdentityPath(dir, "noise"))
 	if err != nil || !strings.Contains(string(data), old) {
 		t.Fatalf("identity in %s: %v, no %s in\n%s", dir, err, old, data)
 	}
-	os.WriteFile(IdentityPath(dir, "noise"), []byte(strings.Replace(string(data), old, new, 1)), 0o644)
+	edited := []byte(strings.Replace(string(data), old, new, 1))
+	os.WriteFile(IdentityPath(dir, "noise"), edited, 0o644)
+	return edited
+}
+
+func TestEditedIdentityIsRefused(t *testing.T) {
+	spec := sweeptest.Noise()
+	specs := []runner.Spec{spec}
+	opts := runner.Options{Seed: 1, Trials: 3, Workers: 1}
+
+	// Relabelled: seed 7 in both shards' identities.
+	dirs := shardDirs(t, spec, opts, 2)
+	for _, d := range dirs {
+		editIdentity(t, d, `"seed": 1,`, `"seed": 7,`)
+	}
+	if _, err := Merge(specs, dirs, MergeOptions{}); err == nil || !strings.Contains(err.Error(), "checksum mismatch") {
+		t.Errorf("seed edited in the identities: merge error %v, want a checksum mismatch", err)
+	}
+
+	// A parameter edited, and the run resumed with the edited value.
+	dir := t.TempDir()
+	ro := Options{Options: runner.Options{Seed: 1, Trials: 3, Workers: 1, Sets: []string{"n=3"}}, Dir: dir}
+	interrupt(t, spec, ro, 2)
+	editIdentity(t, dir, `"n": "3"`, `"n": "4"`)
+	ro.Resume, ro.Sets = true, []string{"n=4"}
+	if _, err := Run(context.Background(), spec, ro); err == nil || !strings.Contains(err.Error(), "checksum mismatch") {
+		t.Errorf("parameter edited in the identity: resume error %v, want a checksum mismatch", err)
+	}
+
+	// The format lowered to 1 and the identity's checksum deleted, to let a
+	// line without its checksum through.
+	dirs = shardDirs(t, spec, opts, 2)
+	sum := regexp.MustCompile(`,\n  "sum": "[0-9a-f]+"`)
+	data, _ := os.ReadFile(IdentityPath(dirs[1], "noise"))
+	data = sum.ReplaceAll(data, nil)
+	data = []byte(strings.Replace(string(data), fmt.Sprintf(`"format": %d`, Format), `"format": 1`, 1))
+	os.WriteFile(IdentityPath(dirs[1], "noise"), data, 0o644)
+	lines := journalLines(t, dirs[1], "noise")
+	lines[1] = regexp.MustCompile(`,"sum":"[0-9a-f]+"\}`).ReplaceAllString(lines[1], "}")
+	lines[1] = regexp.MustCompile(`"value":[-0-9.e]+`).ReplaceAllString(lines[1], `"value":0.5`)
+	os.WriteFile(Path(dirs[1], "noise"), []byte(strings.Join(lines, "")), 0o644)
+	if _, err := Merge(specs, dirs, MergeOptions{}); err == nil || !strings.Contains(err.Error(), "the identity was edited") {
+		t.Errorf("format lowered to 1: merge error %v, want one saying the identity was edited", err)
+	}
 }

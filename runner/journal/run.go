@@ -151,6 +151,9 @@ func Run(ctx context.Context, spec runner.Spec, opts Options) (*runner.Result, e
 // writing the run's files (the journal's lock makes this process their
 // only writer).
 //
+// A journal or identity that is a symbolic link is refused
+// (atomicfile.ErrLink): nothing is written through it.
+//
 // A fresh run (resume false) refuses a journal holding finished tasks
 // (ErrUnfinished); otherwise it writes the run's identity and starts an
 // empty journal. A resumed run requires the recorded identity to match the
@@ -177,8 +180,16 @@ func open(p *runner.Plan, dir string, s runner.Shard, keys []runner.TaskKey, opt
 	jpath, ipath := Path(dir, p.Spec.ID), IdentityPath(dir, p.Spec.ID)
 	_, statErr := os.Stat(jpath)
 	madeJournal := errors.Is(statErr, os.ErrNotExist)
-	f, err := os.OpenFile(jpath, os.O_RDWR|os.O_CREATE, 0o644)
+	for _, p := range []string{jpath, ipath} {
+		if err := atomicfile.CheckNotLink(p); err != nil {
+			return fail(err)
+		}
+	}
+	f, err := os.OpenFile(jpath, os.O_RDWR|os.O_CREATE|noFollow, 0o644)
 	if err != nil {
+		if lerr := atomicfile.CheckNotLink(jpath); lerr != nil {
+			return fail(lerr)
+		}
 		return fail(err)
 	}
 	ok := false

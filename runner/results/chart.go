@@ -369,7 +369,9 @@ func Chart(res *runner.Result, summary []SummaryRow, f Figure, opts Options) fig
 // sentence on the lines and bands ("" without rows).
 func meanSeries(c *figure.Chart, spec runner.Spec, summary []SummaryRow, f Figure, opts Options) string {
 	minN, maxN := math.MaxInt, 0
-	cut := false // a confidence interval left out for reaching zero
+	cut := false     // a confidence interval left out for reaching zero
+	clipped := false // a band clipped to the metric's bounds
+	bounds, bounded := spec.Bounds[f.Metric]
 	for _, s := range spec.Schemes {
 		if !f.shows(s) {
 			continue
@@ -383,6 +385,10 @@ func meanSeries(c *figure.Chart, spec runner.Spec, summary []SummaryRow, f Figur
 					// axis; drawn to the axis it would swamp the figure.
 					lo, hi = math.NaN(), math.NaN()
 					cut = true
+				}
+				if bounded && (lo < bounds[0] || hi > bounds[1]) {
+					lo, hi = max(lo, bounds[0]), min(hi, bounds[1])
+					clipped = true
 				}
 				ser.X = append(ser.X, r.X)
 				ser.Mean = append(ser.Mean, r.Mean)
@@ -398,7 +404,11 @@ func meanSeries(c *figure.Chart, spec runner.Spec, summary []SummaryRow, f Figur
 	if maxN == 0 {
 		return ""
 	}
-	return bandCaption(opts.Band, minN, maxN, cut)
+	s := bandCaption(opts.Band, minN, maxN, cut)
+	if clipped {
+		s += fmt.Sprintf(" Bands clipped to the metric's range [%g, %g].", bounds[0], bounds[1])
+	}
+	return s
 }
 
 // bandCaption says what the lines and bands of a figure show.

@@ -163,6 +163,30 @@ func TestChartConfidenceBand(t *testing.T) {
 	}
 }
 
+// A bounded metric's bands are clipped to its range, and the caption says
+// so.
+func TestChartBandClippedToBounds(t *testing.T) {
+	spec, v, rows := protocolSpec(t, true)
+	m := spec.Metrics[0]
+	spec.Bounds = map[string][2]float64{m: {0, 1}}
+	spec.LogX = false
+	spec.LinearY = append(spec.LinearY, m)
+	for i := range rows {
+		rows[i].Mean, rows[i].SD, rows[i].N = 0.9, 0.5, 2
+	}
+	ch := results.Chart(&runner.Result{Spec: spec, Values: v}, rows, results.Figures(spec, rows)[0], results.Options{})
+	for _, s := range ch.Series {
+		for i := range s.Lo {
+			if s.Lo[i] < 0 || s.Hi[i] > 1 {
+				t.Errorf("%s: band [%v, %v] outside [0, 1]", s.Name, s.Lo[i], s.Hi[i])
+			}
+		}
+	}
+	if !strings.Contains(ch.Caption, "Bands clipped to the metric's range [0, 1]") {
+		t.Errorf("caption %q", ch.Caption)
+	}
+}
+
 func TestSchemeLabel(t *testing.T) {
 	for name, want := range map[string]string{
 		"gcmc": "GCMC", "wgcmc-noma": "WGCMC-NOMA", "wvcmc-noma": "WVCMC-NOMA", "cmc-noiseless": "GCMC, noiseless channel",

@@ -1,11 +1,14 @@
 package results
 
 import (
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,6 +48,11 @@ func (e *MismatchError) Is(target error) bool { return target == ErrMismatch }
 // runner.Param.Added and absent from the file takes its default. A missing
 // file gives an error matching fs.ErrNotExist. Every (sweep point, trial)
 // task must have a row or a skip note.
+//
+// The files whose SHA-256 the JSON records (ID.csv, ID.summary.csv) must
+// still have it: a file modified after it was written is an error naming
+// it. Results written before digests were recorded have none, and are
+// accepted without the check.
 //
 // Summarize(Load(…)) equals the summary of the run that wrote the
 // files: values round-trip exactly. Info values come back as JSON types
@@ -128,6 +136,9 @@ func load(dir string, spec runner.Spec) (*runner.Result, *runRecord, error) {
 		tr.Info[in.Scheme] = in.Info
 	}
 
+	if err := checkDigests(dir, jsonPath, rec.Digests); err != nil {
+		return nil, nil, err
+	}
 	csvPath := filepath.Join(dir, id+".csv")
 	if err := readRows(csvPath, spec, res, point); err != nil {
 		return nil, nil, err
@@ -138,6 +149,29 @@ func load(dir string, spec runner.Spec) (*runner.Result, *runRecord, error) {
 		}
 	}
 	return res, &rec, nil
+}
+
+// checkDigests checks that the files in dir named in digests (file name →
+// hex SHA-256, as recorded in jsonPath) have those digests.
+func checkDigests(dir, jsonPath string, digests map[string]string) error {
+	for _, name := range slices.Sorted(maps.Keys(digests)) {
+		path := filepath.Join(dir, name)
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		h := sha256.New()
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", path, err)
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != digests[name] {
+			return fmt.Errorf("%s was modified after it was written: its SHA-256 is %s, but %s records %s; run the experiment again, or restore the file",
+				path, got, jsonPath, digests[name])
+		}
+	}
+	return nil
 }
 
 // mismatchWrap is a MismatchError that also wraps the validation error.

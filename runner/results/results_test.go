@@ -218,6 +218,16 @@ func TestLoadErrors(t *testing.T) {
 		t.Errorf("wrong experiment in JSON: %v", err)
 	}
 
+	// The rows are checked as read: in results written before digests
+	// were recorded (which Load accepts without the check), as here.
+	var m map[string]any
+	if err := json.Unmarshal(origJSON, &m); err != nil || m["digests"] == nil {
+		t.Fatalf("no digests in %s (%v)", jsonPath, err)
+	}
+	delete(m, "digests")
+	noDigests, _ := json.Marshal(m)
+	os.WriteFile(jsonPath, noDigests, 0o644)
+
 	// Lost rows of one task: incomplete.
 	lines := strings.Split(strings.TrimSpace(string(origCSV)), "\n")
 	var kept []string
@@ -438,5 +448,77 @@ func dropField(t *testing.T, path, key string) {
 	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestEditedCSVIsRefused(t *testing.T) {
+	opts := runner.Options{Seed: 1, Trials: 3}
+	dir, _ := writtenRun(t, opts)
+	p, err := runner.NewPlan(sweeptest.Noise(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"noise.csv", "noise.summary.csv"} {
+		path := filepath.Join(dir, name)
+		orig, _ := os.ReadFile(path)
+		// A value changed by hand, in a file that still parses.
+		lines := strings.Split(string(orig), "\n")
+		lines[1] = lines[1][:strings.LastIndex(lines[1], ",")] + ",0.5"
+		os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644)
+		_, err := results.LoadMatching(dir, p)
+		if err == nil || !strings.Contains(err.Error(), path+" was modified after it was written") {
+			t.Errorf("%s edited: error %v, want one saying it was modified", name, err)
+		}
+		os.WriteFile(path, orig, 0o644)
+	}
+	if _, err := results.LoadMatching(dir, p); err != nil {
+		t.Errorf("restored: %v", err)
+	}
+}
+
+func TestWriteIsAllOrNothing(t *testing.T) {
+	dir, _ := writtenRun(t, runner.Options{Seed: 1, Trials: 3})
+	before := map[string][]byte{}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		before[e.Name()], _ = os.ReadFile(filepath.Join(dir, e.Name()))
+	}
+	// The JSON, renamed last, cannot be replaced: a directory is in its way.
+	json := filepath.Join(dir, "noise.json")
+	os.Remove(json)
+	os.MkdirAll(filepath.Join(json, "sub"), 0o755)
+	delete(before, "noise.json")
+	res := sweeptest.MustRun(t, sweeptest.Noise(), runner.Options{Seed: 2, Trials: 3})
+	if _, _, err := results.WriteFiles(dir, res); err == nil {
+		t.Fatal("the write succeeded")
+	}
+	entries, _ = os.ReadDir(dir)
+	if len(entries) != len(before)+1 {
+		t.Errorf("%d entries after the failed write, want %d", len(entries), len(before)+1)
+	}
+	for name, data := range before {
+		if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%s changed by a failed write (%v)", name, err)
+		}
+	}
+}
+
+func TestWriteRefusesLinks(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	target := filepath.Join(outside, "one-line.txt")
+	os.WriteFile(target, []byte("keep\n"), 0o644)
+	link := filepath.Join(dir, "noise.summary.csv")
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip(err)
+	}
+	res := sweeptest.MustRun(t, sweeptest.Noise(), runner.Options{Seed: 1, Trials: 2})
+	if _, _, err := results.WriteFiles(dir, res); err == nil || !strings.Contains(err.Error(), link) || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("error %v, want one naming the link", err)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "keep\n" {
+		t.Errorf("the link's target holds %q", got)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d entries, want the link alone", len(entries))
 	}
 }

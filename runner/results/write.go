@@ -8,7 +8,9 @@ package results
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -61,7 +63,10 @@ func WriteFiles(dir string, res *runner.Result) (files, warnings []string, err e
 	return WriteFilesWith(dir, res, Options{})
 }
 
-// WriteFilesWith is WriteFiles with the figures drawn as opts says.
+// WriteFilesWith is WriteFiles with the figures drawn as opts says. The
+// files are written all or nothing (atomicfile.Set): every one is written
+// under a temporary name first, then all are renamed into place; if that
+// fails, the files they replaced are restored.
 func WriteFilesWith(dir string, res *runner.Result, opts Options) (files, warnings []string, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, err
@@ -71,29 +76,45 @@ func WriteFilesWith(dir string, res *runner.Result, opts Options) (files, warnin
 	if err := checkWritable(res, summary); err != nil {
 		return nil, nil, err
 	}
+	var set atomicfile.Set
+	defer set.Abort()
 	put := func(name string, write func(io.Writer) error) error {
 		path := filepath.Join(dir, name)
-		if err := atomicfile.Write(path, write); err != nil {
+		if err := set.Add(path, write); err != nil {
 			return fmt.Errorf("writing %s: %w", path, err)
 		}
-		files = append(files, path)
 		return nil
 	}
-	if err := put(id+".csv", func(w io.Writer) error { return WriteCSV(w, res) }); err != nil {
-		return files, nil, err
+	digests := map[string]string{}
+	// putDigested is put, recording the SHA-256 of the file in digests.
+	putDigested := func(name string, write func(io.Writer) error) error {
+		h := sha256.New()
+		if err := put(name, func(w io.Writer) error { return write(io.MultiWriter(w, h)) }); err != nil {
+			return err
+		}
+		digests[name] = hex.EncodeToString(h.Sum(nil))
+		return nil
 	}
-	if err := put(id+".summary.csv", func(w io.Writer) error { return WriteSummaryCSV(w, id, summary) }); err != nil {
-		return files, nil, err
+	if err := putDigested(id+".csv", func(w io.Writer) error { return WriteCSV(w, res) }); err != nil {
+		return nil, nil, err
+	}
+	if err := putDigested(id+".summary.csv", func(w io.Writer) error { return WriteSummaryCSV(w, id, summary) }); err != nil {
+		return nil, nil, err
 	}
 
 	// Figures before the JSON so that it records their warnings.
-	var figFiles []string
 	seen := map[string]bool{} // a scheme that learns no map is in every protocol's figure
 	for _, f := range Figures(res.Spec, summary) {
-		fs, ws, err := figure.Save(Chart(res, summary, f, opts), filepath.Join(dir, f.Base))
-		figFiles = append(figFiles, fs...)
-		if err != nil {
-			return append(files, figFiles...), warnings, err
+		c := Chart(res, summary, f, opts)
+		var ws []string
+		for _, ext := range figure.Formats {
+			if err := put(f.Base+"."+ext, func(w io.Writer) error {
+				var err error
+				ws, err = c.Encode(w, ext)
+				return err
+			}); err != nil {
+				return nil, warnings, err
+			}
 		}
 		for _, w := range ws {
 			if w = f.Metric + ": " + w; !seen[w] {
@@ -102,10 +123,16 @@ func WriteFilesWith(dir string, res *runner.Result, opts Options) (files, warnin
 			}
 		}
 	}
-	if err := put(id+".json", func(w io.Writer) error { return writeJSON(w, res, warnings) }); err != nil {
-		return append(files, figFiles...), warnings, err
+	if err := put(id+".json", func(w io.Writer) error { return writeJSON(w, res, warnings, digests) }); err != nil {
+		return nil, warnings, err
 	}
-	return append(files, figFiles...), warnings, nil
+	// The JSON first in the list, as the files were listed before.
+	paths := set.Paths()
+	if err := set.Commit(); err != nil {
+		return nil, warnings, err
+	}
+	n := len(paths)
+	return append(append(paths[:2:2], paths[n-1]), paths[2:n-1]...), warnings, nil
 }
 
 // WriteCSV writes the rows of DIR/ID.csv: one per measured value
@@ -177,6 +204,10 @@ type runRecord struct {
 	// Sessions is runner.Result.Sessions; absent in results stored before
 	// sessions were recorded.
 	Sessions []sessionRecord `json:"sessions,omitempty"`
+	// Digests is the SHA-256 (hex) of ID.csv and ID.summary.csv as
+	// written, by file name, checked when the result is read back (see
+	// Load); absent in results written before digests were recorded.
+	Digests map[string]string `json:"digests,omitempty"`
 }
 
 // sessionRecord is a runner.Session in the results JSON.
@@ -188,13 +219,13 @@ type sessionRecord struct {
 	Workers     int       `json:"workers,omitempty"`
 }
 
-func writeJSON(w io.Writer, res *runner.Result, figWarnings []string) error {
+func writeJSON(w io.Writer, res *runner.Result, figWarnings []string, digests map[string]string) error {
 	rec := runRecord{
 		Experiment: res.Spec.ID, Figure: res.Spec.Figure, Description: Describe(res.Spec, res),
 		XName: res.Spec.X, Params: res.Values.Map(), Seed: res.Seed, Trials: res.Trials,
 		Quick: res.Quick, Version: res.ComputedBy(), Skipped: res.Notes, FigureWarnings: figWarnings,
 		Info: []infoRecord{}, Start: res.Start, End: res.End,
-		WallSeconds: res.Wall.Seconds(), InputDigests: res.InputDigests,
+		WallSeconds: res.Wall.Seconds(), InputDigests: res.InputDigests, Digests: digests,
 	}
 	for _, ss := range res.Sessions {
 		rec.Sessions = append(rec.Sessions, sessionRecord{Began: ss.Began.UTC(), Tasks: ss.Tasks, WallSeconds: ss.Wall.Seconds(), Machine: ss.Machine, Workers: ss.Workers})

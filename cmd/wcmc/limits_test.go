@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wcmc-project/wcmc/internal/memlimit"
+)
+
+// TestSamplePrecisionMemory: the sampler's d×d matrices count in the
+// memory check, so a wide data set is refused before sampling.
+func TestSamplePrecisionMemory(t *testing.T) {
+	const d = 2000 // 6 d×d matrices: 183 MiB; the draws: 16 KiB
+	t.Setenv(memlimit.Env, "64M")
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := 0; i < 4; i++ {
+		b.WriteString([]string{"1", "0"}[i%2])
+		for j := 0; j < d; j++ {
+			fmt.Fprintf(&b, ",%d", (i+j)%3)
+		}
+		b.WriteByte('\n')
+	}
+	data := filepath.Join(dir, "wide.csv")
+	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "posterior", "--data", data, "--samples", "1", "--burnin", "0", "--out", filepath.Join(dir, "ref.npy"))
+	if code == 0 || !strings.Contains(stderr, "d×d precision") || !strings.Contains(stderr, "more than the 64 MiB") {
+		t.Errorf("posterior with d = %d under 64 MiB: exit %d, %s", d, code, stderr)
+	}
+}
+
+// TestSamplingBounds: absurd --thin, --burnin and --chains are refused
+// before anything runs, naming the bound.
+func TestSamplingBounds(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "ref.npy")
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--thin", "1000000000"}, "transitions, more than the 1e+09"},
+		{[]string{"--burnin", "1000000000000000"}, "transitions, more than the 1e+09"},
+		{[]string{"--chains", "1000000"}, "--chains 1000000: at most 1024"},
+	} {
+		args := append([]string{"posterior", "--data", stepsData, "--out", out}, c.flags...)
+		code, _, stderr := runCLI(t, args...)
+		if code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want an error with %q", c.flags, code, stderr, c.want)
+		}
+	}
+}
+
+// TestOutValidatedFirst: an empty or uncreatable --out is refused before
+// any work (reproduce computed everything first; plot and export used
+// their default).
+func TestOutValidatedFirst(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.npy") // never read
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"reproduce", "--quick", "--out", ""}, "--out is empty"},
+		{[]string{"reproduce", "--quick", "--out", filepath.Join(file, "sub")}, "cannot create the directory"},
+		{[]string{"plot", "trace", missing, "--out", ""}, "--out is empty"},
+		{[]string{"plot", "rank", missing, "--out", filepath.Join(file, "base")}, "not an existing directory"},
+		{[]string{"export", missing, "--out", ""}, "--out is empty"},
+		{[]string{"run", "toy", "--out", ""}, "--out is empty"},
+	} {
+		code, _, stderr := runCLI(t, c.args...)
+		if code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("wcmc %s: exit %d, %q; want %q", strings.Join(c.args, " "), code, stderr, c.want)
+		}
+	}
+}
+
+// TestStoppedMessage: once the journal is removed, a stop does not name it.
+func TestStoppedMessage(t *testing.T) {
+	if m := stoppedMessage("", "wcmc run x --resume"); strings.Contains(m, "journal") || strings.Contains(m, "resume with") {
+		t.Errorf("after the journal is removed: %q", m)
+	}
+	if m := stoppedMessage("out/x.journal.jsonl", "wcmc run x --resume"); !strings.Contains(m, "out/x.journal.jsonl") || !strings.Contains(m, "wcmc run x --resume") {
+		t.Errorf("with a journal: %q", m)
+	}
+}
