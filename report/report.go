@@ -151,24 +151,27 @@ const (
 	HTMLFile     = "report.html"
 )
 
-// Write writes dir/REPORT.md, dir/report.html and dir/claims.csv, each
-// through a temporary file renamed into place, and returns their paths.
+// Write writes dir/REPORT.md, dir/report.html and dir/claims.csv all or
+// nothing (atomicfile.Set: a failure leaves the three as they were), and
+// returns their paths.
 func Write(dir string, r *Report) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	var files []string
+	var set atomicfile.Set
 	for _, f := range []struct {
 		name  string
 		write func(io.Writer) error
 	}{{MarkdownFile, r.WriteMarkdown}, {HTMLFile, r.WriteHTML}, {CSVFile, r.WriteCSV}} {
 		path := filepath.Join(dir, f.name)
-		if err := atomicfile.Write(path, f.write); err != nil {
-			return files, fmt.Errorf("writing %s: %w", path, err)
+		if err := set.Add(path, f.write); err != nil {
+			return nil, fmt.Errorf("writing %s: %w", path, err)
 		}
-		files = append(files, path)
 	}
-	return files, nil
+	if err := set.Commit(); err != nil {
+		return nil, fmt.Errorf("writing the report in %s: %w", dir, err)
+	}
+	return set.Paths(), nil
 }
 
 // readFigure reads an SVG file and prepares it for inlining.

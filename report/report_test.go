@@ -455,3 +455,34 @@ func TestMixedArithmeticIsSaid(t *testing.T) {
 		}
 	}
 }
+
+// The report's three files are written all or nothing: with claims.csv a
+// symbolic link, Write refuses and leaves REPORT.md and report.html as
+// they were.
+func TestWriteAllOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	old := []byte("old report\n")
+	for _, f := range []string{MarkdownFile, HTMLFile} {
+		if err := os.WriteFile(filepath.Join(dir, f), old, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outside := filepath.Join(t.TempDir(), "outside.csv")
+	if err := os.WriteFile(outside, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, CSVFile)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(dir, &Report{Meta: testMeta}); err == nil {
+		t.Fatal("Write through a symbolic link succeeded")
+	}
+	for _, f := range []string{MarkdownFile, HTMLFile} {
+		if b, _ := os.ReadFile(filepath.Join(dir, f)); string(b) != string(old) {
+			t.Errorf("%s was replaced: %q", f, b)
+		}
+	}
+	if b, _ := os.ReadFile(outside); string(b) != string(old) {
+		t.Errorf("the file outside was written: %q", b)
+	}
+}

@@ -4,12 +4,17 @@ package main
 // panicked, or succeeded with a meaningless answer, before.
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/wcmc-project/wcmc/npy"
+
+	"github.com/wcmc-project/wcmc/channel"
 )
 
 // scaleNPY multiplies the array at path by c in place.
@@ -131,4 +136,38 @@ func TestAggregateRefusesDivergedSGD(t *testing.T) {
 	// The paper's step still runs.
 	mustRun(t, "aggregate", "--rx", p("rx-oma"), "--data", stepsData, "--optimizer", "sgd", "--out", p("g.npy"))
 	mustNPY(t, p("g.npy"))
+}
+
+// An absurd iteration count is refused before any work.
+func TestAggregateBoundsIters(t *testing.T) {
+	if _, err := optimizerFlags("sgd", channel.OMA, 1e-3, 1_000_000_000_000, 0, 0.2, false); err == nil || !strings.Contains(err.Error(), "--iters") {
+		t.Errorf("--iters 1e12: %v", err)
+	}
+	if _, err := optimizerFlags("sgd", channel.OMA, 1e-3, 50, 0, 0.2, false); err != nil {
+		t.Errorf("--iters 50: %v", err)
+	}
+}
+
+// An optimiser that makes no progress (Adam with an absurd step stops on
+// the held-out objective at its start) warns that the map written is the
+// start, rather than reporting success silently.
+func TestAggregateWarnsNoProgress(t *testing.T) {
+	dir := t.TempDir()
+	stepsFixture(t, dir)
+	p := func(n string) string { return filepath.Join(dir, n) }
+	var out, errb bytes.Buffer
+	root := newRootCmd(nil, &out, &errb)
+	root.SetArgs([]string{"aggregate", "--rx", p("rx-oma"), "--data", stepsData, "--optimizer", "adam", "--eta", "1e10", "--out", p("g.npy")})
+	if err := root.ExecuteContext(context.Background()); err != nil {
+		if !strings.Contains(err.Error(), "diverged") {
+			t.Fatalf("adam --eta 1e10: %v", err)
+		}
+		return // refused as diverged: also not a silent success
+	}
+	t.Logf("stderr: %s", errb.String())
+	if !strings.Contains(errb.String(), "made no progress") {
+		t.Errorf("adam --eta 1e10 wrote its start map without a warning:\n%s\n%s", out.String(), errb.String())
+	}
+	errb.Reset()
+	mustRun(t, "aggregate", "--rx", p("rx-oma"), "--data", stepsData, "--out", p("g2.npy"))
 }

@@ -177,6 +177,11 @@ Writes the S×d samples to --out (.npy).` + interceptHelp,
 				if res.Fallback {
 					fmt.Fprintln(w, "wvcmc: started from the decoded average E_k^†/K (the GCMC map is singular for S ≤ d)")
 				}
+				if fit.Iters > 0 && fit.Objective[len(fit.Objective)-1] >= fit.Objective[0] {
+					fmt.Fprintf(cmd.ErrOrStderr(), "warning: wvcmc made no progress: the map written is its start (objective %s → %s); "+
+						"a step too large for --optimizer %s? try a smaller --eta or --optimizer lbfgs\n",
+						fmtFloat(fit.Objective[0]), fmtFloat(fit.Objective[len(fit.Objective)-1]), fit.Method.Name())
+				}
 			}
 			return nil
 		},
@@ -197,6 +202,10 @@ Writes the S×d samples to --out (.npy).` + interceptHelp,
 	return cmd
 }
 
+// maxIters bounds --iters: 1e7 iterations of the objective's gradient
+// are hours for the walkthrough's sizes.
+const maxIters = 10_000_000
+
 // optimizerFlags builds WVCMC's optimiser settings from the flags (--holdout
 // 0 means none). With the default flags the result runs as the library
 // default, the zero consensus.Settings (L-BFGS, holdout 0.2).
@@ -204,6 +213,8 @@ func optimizerFlags(method string, acc channel.Access, eta float64, iters, batch
 	switch {
 	case iters < 0:
 		return consensus.Settings{}, fmt.Errorf("--iters must be ≥ 0, got %d", iters)
+	case iters > maxIters:
+		return consensus.Settings{}, fmt.Errorf("--iters %d is more than %d: an optimiser that has not stopped by then will not (lbfgs stops by itself on a small gradient)", iters, maxIters)
 	case batch < 0:
 		return consensus.Settings{}, fmt.Errorf("--batch must be ≥ 0, got %d", batch)
 	case eta < 0:
