@@ -168,10 +168,11 @@ func Write(dir string, r *Report) ([]string, error) {
 			return nil, fmt.Errorf("writing %s: %w", path, err)
 		}
 	}
+	paths := set.Paths()
 	if err := set.Commit(); err != nil {
 		return nil, fmt.Errorf("writing the report in %s: %w", dir, err)
 	}
-	return set.Paths(), nil
+	return paths, nil
 }
 
 // readFigure reads an SVG file and prepares it for inlining.
