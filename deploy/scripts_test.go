@@ -129,3 +129,28 @@ func TestDockerfilePins(t *testing.T) {
 		t.Error("tini is installed without a pinned version (tini=VERSION)")
 	}
 }
+
+// TestStartsUnderAddressSpaceLimit builds wcmc as the recipes do
+// (CGO_ENABLED=0) and starts it under a 1 GB address-space cap (ulimit -v,
+// as clusters set), where a cgo build's threads cannot reserve their
+// stacks.
+func TestStartsUnderAddressSpaceLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the wcmc binary")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	wcmc := filepath.Join(t.TempDir(), "wcmc")
+	build := exec.Command("go", "build", "-o", wcmc, "../cmd/wcmc")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, args := range []string{"version", "list"} {
+		out, err := exec.Command("bash", "-c", "ulimit -v 1000000 && "+wcmc+" "+args).CombinedOutput()
+		if err != nil {
+			t.Errorf("wcmc %s under ulimit -v 1000000: %v\n%s", args, err, out)
+		}
+	}
+}

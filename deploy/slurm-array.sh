@@ -2,7 +2,8 @@
 # Run a paper experiment as a Slurm job array, one shard per array task, then
 # merge the shards into the files of a single run.
 #
-# On a login node, from the repository (after `go build -o wcmc ./cmd/wcmc`):
+# On a login node, from the repository (after `CGO_ENABLED=0 go build -o wcmc ./cmd/wcmc`,
+# which also starts under a job's address-space cap, deploy/README.md):
 #
 #   deploy/slurm-array.sh                       # Fig. 5 (probit-snr) in 8 shards
 #   deploy/slurm-array.sh probit-workers 12 --trials 40 --seed 7
@@ -52,7 +53,7 @@ if [[ $mode == submit ]]; then
 	shift $(($# < 2 ? $# : 2))
 	wcmc=$(realpath "${WCMC:-./wcmc}")
 	results=$(realpath -m "${RESULTS:-./results}")
-	[[ -x $wcmc ]] || { echo "no wcmc binary at $wcmc: go build -o wcmc ./cmd/wcmc, or set WCMC" >&2; exit 1; }
+	[[ -x $wcmc ]] || { echo "no wcmc binary at $wcmc: CGO_ENABLED=0 go build -o wcmc ./cmd/wcmc, or set WCMC" >&2; exit 1; }
 	[[ $shards =~ ^[1-9][0-9]*$ ]] || { echo "SHARDS must be a positive integer, got '$shards'" >&2; exit 1; }
 	indices=${ARRAY:-0-$((shards - 1))}
 	[[ $indices =~ ^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$ ]] ||
