@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -255,15 +254,10 @@ func optimizerFlags(method string, acc channel.Access, eta float64, iters, batch
 // Σ_s θ θᵀ would overflow: |θ| ≤ √(MaxFloat64/(S·d)).
 func checkSampleScale(paths []string, samples []*mat.Dense) error {
 	for k, m := range samples {
-		r, c := m.Dims()
-		limit := math.Sqrt(math.MaxFloat64 / (float64(r) * float64(c)))
-		for i := range r {
-			for j, v := range m.RawRowView(i) {
-				if math.Abs(v) > limit {
-					return fmt.Errorf("%s: sample %d, coordinate %d is %g: samples beyond ±%.3g (√(MaxFloat64/(S·d)), S = %d, d = %d) overflow their covariance; rescale them (and the covariates they came from)",
-						paths[k], i+1, j+1, v, limit, r, c)
-				}
-			}
+		if i, j, v, limit, over := beyondSquareSum(m); over {
+			r, c := m.Dims()
+			return fmt.Errorf("%s: sample %d, coordinate %d is %g: samples beyond ±%.3g (√(MaxFloat64/(S·d)), S = %d, d = %d) overflow their covariance; rescale them (and the covariates they came from)",
+				paths[k], i+1, j+1, v, limit, r, c)
 		}
 	}
 	return nil

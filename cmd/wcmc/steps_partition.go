@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/wcmc-project/wcmc"
 	"github.com/wcmc-project/wcmc/dataset"
@@ -362,14 +363,26 @@ func checkScale(s dataset.Set, path string) error {
 	if n == 0 || d == 0 {
 		return nil
 	}
-	limit := math.Sqrt(math.MaxFloat64 / (float64(n) * float64(d)))
-	for i := range n {
-		for j, v := range s.U.RawRowView(i) {
+	if i, j, v, limit, over := beyondSquareSum(s.U); over {
+		return fmt.Errorf("%s: data point %d, covariate %d is %g: covariates beyond ±%.3g (√(MaxFloat64/(N·d)), N = %d, d = %d) overflow the products Σ_n u_n u_nᵀ of the probit model; rescale the covariates (standardise each column, say)",
+			path, i+1, j+1, v, limit, n, d)
+	}
+	return nil
+}
+
+// beyondSquareSum returns the first entry (row i, column j, value v) of
+// the r×c matrix m beyond limit = √(MaxFloat64/(r·c)), above which a sum
+// of r outer products of its rows can overflow; over is false when there
+// is none.
+func beyondSquareSum(m *mat.Dense) (i, j int, v, limit float64, over bool) {
+	r, c := m.Dims()
+	limit = math.Sqrt(math.MaxFloat64 / (float64(r) * float64(c)))
+	for i := range r {
+		for j, v := range m.RawRowView(i) {
 			if math.Abs(v) > limit {
-				return fmt.Errorf("%s: data point %d, covariate %d is %g: covariates beyond ±%.3g (√(MaxFloat64/(N·d)), N = %d, d = %d) overflow the products Σ_n u_n u_nᵀ of the probit model; rescale the covariates (standardise each column, say)",
-					path, i+1, j+1, v, limit, n, d)
+				return i, j, v, limit, true
 			}
 		}
 	}
-	return nil
+	return 0, 0, 0, limit, false
 }
