@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -117,7 +118,7 @@ func checkCounts(t *testing.T, md string) {
 		cells := mdCells(lines[i])
 		fig := cells[1]
 		for j, h := range head2 {
-			k := indexOf(cols, h)
+			k := slices.Index(cols, h)
 			if k < 0 {
 				continue
 			}
@@ -220,15 +221,6 @@ func checkCounts(t *testing.T, md string) {
 	if checked == 0 {
 		t.Error("no outcome's comparison counts were checked")
 	}
-}
-
-func indexOf(xs []string, x string) int {
-	for i, s := range xs {
-		if s == x {
-			return i
-		}
-	}
-	return -1
 }
 
 // The committed full run's report states no count its rows contradict.

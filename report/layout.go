@@ -382,15 +382,11 @@ func omittedLine(omitted map[claims.Verdict]int) string {
 // verdictVerb is a verdict as a predicate of k comparisons: "hold", "fails",
 // "inconclusive", "not evaluated".
 func verdictVerb(v claims.Verdict, k int) string {
-	switch {
-	case v == claims.Holds && k == 1:
-		return "holds"
-	case v == claims.Holds:
-		return "hold"
-	case v == claims.Fails && k == 1:
-		return "fails"
-	case v == claims.Fails:
-		return "fail"
+	switch v {
+	case claims.Holds:
+		return verb(k, "holds", "hold")
+	case claims.Fails:
+		return verb(k, "fails", "fail")
 	}
 	return v.String()
 }
