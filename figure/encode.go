@@ -187,23 +187,34 @@ func (c Chart) Encode(w io.Writer, format string) ([]string, error) {
 	return warns, nil
 }
 
-// Save writes c to base+".png", ".svg" and ".pdf" (Formats), each through
-// a temporary file renamed into place, and returns the paths written and
-// the warnings of Encode.
+// Save writes c to base+".png", ".svg" and ".pdf" (Formats), all or
+// nothing (atomicfile.Set), and returns the paths written and the warnings
+// of Encode.
 func Save(c Chart, base string) (files, warnings []string, err error) {
-	for _, ext := range Formats {
-		path := base + "." + ext
-		var w []string
-		err := atomicfile.Write(path, func(f io.Writer) error {
-			var err error
-			w, err = c.Encode(f, ext)
-			return err
-		})
-		if err != nil {
-			return files, nil, fmt.Errorf("writing %s: %w", path, err)
-		}
-		warnings = w
-		files = append(files, path)
+	var set atomicfile.Set
+	defer set.Abort()
+	if warnings, err = AddTo(&set, c, base); err != nil {
+		return nil, nil, err
+	}
+	files = set.Paths()
+	if err := set.Commit(); err != nil {
+		return nil, nil, err
 	}
 	return files, warnings, nil
+}
+
+// AddTo adds c, encoded in each of Formats as base+"."+format, to set, and
+// returns the warnings of Encode.
+func AddTo(set *atomicfile.Set, c Chart, base string) (warnings []string, err error) {
+	for _, ext := range Formats {
+		path := base + "." + ext
+		if err := set.Add(path, func(f io.Writer) error {
+			var err error
+			warnings, err = c.Encode(f, ext)
+			return err
+		}); err != nil {
+			return nil, fmt.Errorf("writing %s: %w", path, err)
+		}
+	}
+	return warnings, nil
 }

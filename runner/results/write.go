@@ -105,16 +105,9 @@ func WriteFilesWith(dir string, res *runner.Result, opts Options) (files, warnin
 	// Figures before the JSON so that it records their warnings.
 	seen := map[string]bool{} // a scheme that learns no map is in every protocol's figure
 	for _, f := range Figures(res.Spec, summary) {
-		c := Chart(res, summary, f, opts)
-		var ws []string
-		for _, ext := range figure.Formats {
-			if err := put(f.Base+"."+ext, func(w io.Writer) error {
-				var err error
-				ws, err = c.Encode(w, ext)
-				return err
-			}); err != nil {
-				return nil, warnings, err
-			}
+		ws, err := figure.AddTo(&set, Chart(res, summary, f, opts), filepath.Join(dir, f.Base))
+		if err != nil {
+			return nil, warnings, err
 		}
 		for _, w := range ws {
 			if w = f.Metric + ": " + w; !seen[w] {
