@@ -99,9 +99,6 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 			if err != nil {
 				return err
 			}
-			if out == "" {
-				return errors.New("--out is empty (an unset shell variable?): name the output directory; nothing was run")
-			}
 			stderr := cmd.ErrOrStderr()
 			shard, source, err := resolveShard(shardFlag, shardCount, cmd.Flags().Changed("shard-count"), os.Getenv)
 			if err != nil {
