@@ -2,6 +2,7 @@ package claims
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -328,3 +329,35 @@ func factorTest(fa float64, a string, fb float64, b string) string {
 }
 
 func joinOr(s []string) string { return strings.Join(s, ", ") }
+
+// levelLeaf tests that scheme s's mean at point p is above level (above
+// set) or below it: θ = ln s̄ − ln level, or its negative.
+func levelLeaf(t *Trials, p int, s string, level float64, above bool) *node {
+	w, op := 1.0, ">"
+	if !above {
+		w, op = -1, "<"
+	}
+	return contrastLeaf(t, t.at(p), fmt.Sprintf("%s %s %g", s, op, level), -w*math.Log(level), nil, term{ref{s, p}, w})
+}
+
+// levelEverywhere requires, for each of schemes at every sweep point where
+// it has values, its mean above lo (unless lo is NaN) and below hi
+// (unless hi is NaN): a one-sided bound, or with both an equivalence test
+// (both sides must hold).
+func levelEverywhere(t *Trials, schemes []string, lo, hi float64) *node {
+	var cs []*node
+	for _, s := range schemes {
+		for _, p := range t.points(s) {
+			if !math.IsNaN(lo) {
+				cs = append(cs, levelLeaf(t, p, s, lo, true))
+			}
+			if !math.IsNaN(hi) {
+				cs = append(cs, levelLeaf(t, p, s, hi, false))
+			}
+		}
+	}
+	if len(cs) == 0 {
+		return missing("no sweep point has values of %s", strings.Join(schemes, ", "))
+	}
+	return allNode(cs...)
+}

@@ -44,7 +44,11 @@ type otherDef struct {
 	check              func(t *Trials) *node
 }
 
-var registry = build([]def{
+var registry = build(append(paperDefs, beyondDefs()...))
+
+// paperDefs are the claims of the paper (and the project's additions beside
+// them), in figure order.
+var paperDefs = []def{
 	// ---- Fig. 2: gauss-blocks (Sec. VI-A, Error vs number of communication blocks)
 	{
 		id: "fig2-wvcmc-noma-fastest", exp: "gauss-blocks", fig: "Fig. 2",
@@ -491,7 +495,7 @@ var registry = build([]def{
 			return atPoints(t, [][2]string{{scheme.WVCMCOMA, scheme.WVCMCNOMA}}, everywhere, false, "")
 		},
 	},
-})
+}
 
 // nearT7 returns the sweep point, among those ≤ 10 where wvcmc-noma has a
 // value, whose T is nearest to the paper's T ≃ 7 (the larger on a tie).

@@ -58,10 +58,11 @@ func gaussSpec(id, fig, desc, x, xlabel string, logx bool, subpost, tList, snr s
 		// The exact fresh mean of an analog map is the target's, zero:
 		// mean_err_fresh is 0 there, which a log axis cannot show.
 		Metrics: metrics, MetricLabel: labels, LinearY: append(linearY(metrics), "mean_err_fresh"), Ideal: idealValues(metrics), Bounds: shareBounds(metrics),
-		Schemes: allResultNames(wirelessSchemes),
-		Params:  params,
-		Trials:  100,
-		Quick:   quick,
+		MainOnly: uncertaintyOf(metrics),
+		Schemes:  allResultNames(wirelessSchemes),
+		Params:   params,
+		Trials:   100,
+		Quick:    quick,
 	}
 	return typedSpec[gaussConfig, *gaussProblem]{
 		decode:  decodeGauss,

@@ -94,6 +94,7 @@ func gradientSpec(id, fig, desc string, base []runner.Param, defaults, quick map
 		LinearY:     linearY(gradientMetrics),
 		Ideal:       idealValues(gradientMetrics),
 		Bounds:      shareBounds(gradientMetrics),
+		MainOnly:    uncertaintyOf(gradientMetrics),
 		Schemes:     allResultNames(gradientSchemes),
 		Params:      params,
 		Trials:      trials,

@@ -88,9 +88,10 @@ func mnistSpec(pv probitVariant, metrics []string) runner.Spec {
 		ID: pv.id, Figure: pv.fig, Description: pv.desc,
 		X: pv.x, XLabel: pv.xlabel,
 		Metrics: metrics, MetricLabel: probitMetricLabels, LinearY: linearY(metrics), Ideal: idealValues(metrics), Bounds: shareBounds(metrics),
-		Schemes: allResultNames(probitSchemes),
-		Params:  mnistParams(),
-		Trials:  40,
+		MainOnly: uncertaintyOf(metrics),
+		Schemes:  allResultNames(probitSchemes),
+		Params:   mnistParams(),
+		Trials:   40,
 		Quick: map[string]string{"trials": "2", "snr_db": "10,30", "T": "100", "ref_samples": "1000",
 			"fresh_factor": "2", "pca_dim": "10"},
 	}, decodeMNIST)

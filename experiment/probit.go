@@ -125,10 +125,11 @@ func probitSpec(pv probitVariant) runner.Spec {
 		ID: pv.id, Figure: pv.fig, Description: pv.desc,
 		X: pv.x, XLabel: pv.xlabel, LogX: pv.logx,
 		Metrics: probitMetrics, MetricLabel: probitMetricLabels, LinearY: linearY(probitMetrics), Ideal: idealValues(probitMetrics), Bounds: shareBounds(probitMetrics),
-		Schemes: allResultNames(probitSchemes),
-		Params:  params,
-		Trials:  trials,
-		Quick:   pv.quick,
+		MainOnly: uncertaintyOf(probitMetrics),
+		Schemes:  allResultNames(probitSchemes),
+		Params:   params,
+		Trials:   trials,
+		Quick:    pv.quick,
 	}
 	return probitFamily(spec, decodeSynthetic)
 }

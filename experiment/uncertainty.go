@@ -3,6 +3,7 @@ package experiment
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/wcmc-project/wcmc/metric"
 	"github.com/wcmc-project/wcmc/runner"
@@ -51,6 +52,19 @@ func withUncertainty(metrics []string, labels map[string]string, fresh bool, fre
 		}
 	}
 	return out, l
+}
+
+// uncertaintyOf returns the uncertainty metrics (and their _fresh twins)
+// among metrics: those drawn under the main protocol only
+// (runner.Spec.MainOnly), since the paper's claims read err2 and KL.
+func uncertaintyOf(metrics []string) []string {
+	var out []string
+	for _, m := range metrics {
+		if slices.Contains(uncertaintyMetrics, strings.TrimSuffix(m, "_fresh")) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // linearY returns the metrics of metrics plotted on a linear y axis.

@@ -112,8 +112,8 @@ func (r *Report) WriteHTML(out io.Writer) error {
 	p("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
 	p("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
 	p("<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n", esc("wcmc reproduction report"), css)
-	p("<h1>%s</h1>\n", esc(Title))
-	p("<p><strong>Does it reproduce?</strong> %s.</p>\n", esc(l.headline))
+	p("<h1>%s</h1>\n", esc(l.title))
+	p("<p><strong>%s</strong> %s.</p>\n", esc(l.question), esc(l.headline))
 	for _, c := range l.counts {
 		v := c.verdicts
 		p("<p>%s: %s %d · %s %d · %s %d · %s %d</p>\n", esc(string(c.protocol)), verdictSpan(claims.Holds), v[claims.Holds], verdictSpan(claims.Fails), v[claims.Fails],

@@ -21,6 +21,8 @@ import (
 
 // layout is a report ready to render.
 type layout struct {
+	title       string          // Title, or BeyondTitle without the paper's experiments
+	question    string          // what the headline answers: "Does it reproduce?"
 	headline    string          // totalsLine: "N claims over M experiments, …"
 	counts      []protocolCount // the verdict counts of each judged protocol
 	generated   string          // Meta.generatedLine
@@ -198,8 +200,11 @@ type comparisonRow struct {
 // layout lays out the report.
 func (r *Report) layout() layout {
 	m := r.Meta
-	l := layout{headline: r.totalsLine(), generated: m.generatedLine(), compute: r.computeLine(),
+	l := layout{title: Title, question: "Does it reproduce?", headline: r.totalsLine(), generated: m.generatedLine(), compute: r.computeLine(),
 		command: m.Command, settings: r.settings(), bottom: bottomRows(r.Sections), findings: findings(r.Sections)}
+	if r.NumClaims() == 0 && r.NumAdditions() > 0 {
+		l.title, l.question, l.headline = BeyondTitle, "What holds?", r.additionsLine()
+	}
 	t := r.Totals()
 	for _, p := range judgedUnder {
 		if t.Judged(p) > 0 {
@@ -234,6 +239,11 @@ func experimentRowOf(s Section) experimentRow {
 func sectionLayoutOf(s Section, limits diagnostics.Thresholds) sectionLayout {
 	l := sectionLayout{id: s.Spec.ID, title: title(s.Spec), description: results.Describe(s.Spec, s.Result), notRun: s.NotRun,
 		ran: s.Result != nil, figure: s.Spec.Figure}
+	if !strings.HasPrefix(l.figure, "Fig.") {
+		// Experiments beyond the paper share the figure "Beyond": their
+		// claims are headed by the experiment's ID.
+		l.figure = s.Spec.ID
+	}
 	if res := s.Result; res != nil {
 		quick := ""
 		if res.Quick {

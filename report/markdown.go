@@ -10,8 +10,12 @@ import (
 	"github.com/wcmc-project/wcmc/claims"
 )
 
-// Title is the heading of every report.
-const Title = "Reproducing Liu & Simeone, “Channel-Driven Monte Carlo Sampling for Bayesian Distributed Learning in Wireless Data Centers”, Section VI"
+// Title is the heading of a report on the paper's experiments;
+// BeyondTitle that of a report on experiments beyond it only.
+const (
+	Title       = "Reproducing Liu & Simeone, “Channel-Driven Monte Carlo Sampling for Bayesian Distributed Learning in Wireless Data Centers”, Section VI"
+	BeyondTitle = "Beyond Liu & Simeone, “Channel-Driven Monte Carlo Sampling for Bayesian Distributed Learning in Wireless Data Centers”: the project's claims"
+)
 
 // mdCell escapes text for a Markdown table cell: pipes escaped, line
 // breaks flattened.
@@ -49,8 +53,8 @@ func mdHeader(w io.Writer, cells ...string) {
 func (r *Report) WriteMarkdown(out io.Writer) error {
 	w := bufio.NewWriter(out)
 	l := r.layout()
-	fmt.Fprintf(w, "# %s\n\n", Title)
-	fmt.Fprintf(w, "**Does it reproduce?** %s.\n\n", l.headline)
+	fmt.Fprintf(w, "# %s\n\n", l.title)
+	fmt.Fprintf(w, "**%s** %s.\n\n", l.question, l.headline)
 	if len(l.bottom) > 0 {
 		fmt.Fprintf(w, "## Bottom line\n\n")
 		markdownBottomLine(w, l, func(id string) string { return fmt.Sprintf("[%s](#%s)", id, id) })

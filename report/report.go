@@ -490,6 +490,28 @@ func (r *Report) totalsLine() string {
 	return s
 }
 
+// additionsLine is the headline of a report without the paper's claims:
+// the project's additions over its experiments, counted by verdict over
+// every protocol each is judged under.
+func (r *Report) additionsLine() string {
+	n := map[claims.Verdict]int{}
+	judged := 0
+	for _, s := range r.Sections {
+		for _, c := range s.Claims {
+			if !c.Claim.Addition {
+				continue
+			}
+			for _, o := range c.Outcomes {
+				n[o.Verdict]++
+				judged++
+			}
+		}
+	}
+	return fmt.Sprintf("%s of the project's over %s beyond the paper, %s under the protocols each is judged under: %d hold, %d fail, %d inconclusive, %d not evaluated",
+		countOf(r.NumAdditions(), "claim"), countOf(len(r.Sections), "experiment"), countOf(judged, "verdict"),
+		n[claims.Holds], n[claims.Fails], n[claims.Inconclusive], n[claims.NotEvaluated])
+}
+
 // protocolLegend says what the protocols are, for the tables.
 const protocolLegend = "Protocols: paper = the paper's SGD (its η and t_m, no holdout); converged = an optimiser run to a stationary point (no holdout); " +
 	"default = L-BFGS with held-out early stopping. In-sample claims are judged under paper and converged, fresh-signal claims under converged and default; " +

@@ -37,4 +37,9 @@ func TestPlanSelectsPaperFigures(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "wcmc run power-control") {
 		t.Errorf("--only with an experiment beyond the paper: %v", err)
 	}
+	// One beyond the paper that the project states claims about can be named.
+	jobs, _, err = plan(experiment.All(), Config{Quick: true, Only: []string{"centring"}}, io.Discard)
+	if err != nil || len(jobs) != 1 || jobs[0].spec.ID != "centring" {
+		t.Errorf("--only centring (the project's claims): %d jobs, %v", len(jobs), err)
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wcmc-project/wcmc/claims"
 	"github.com/wcmc-project/wcmc/diagnostics"
 	"github.com/wcmc-project/wcmc/internal/machine"
 	"github.com/wcmc-project/wcmc/internal/stageprof"
@@ -220,9 +221,9 @@ func Run(ctx context.Context, specs []runner.Spec, cfg Config, log io.Writer) (*
 }
 
 // PaperFigure reports whether spec reproduces one of the paper's figures:
-// its Figure is "Fig. N". A reproduction runs only those; the experiments
-// beyond the paper (Figure "Beyond", docs/BEYOND.md) have no claims and run
-// with `wcmc run`.
+// its Figure is "Fig. N". A reproduction runs those unless --only names
+// others; an experiment beyond the paper (Figure "Beyond", docs/BEYOND.md)
+// can be named when the project states claims about it (claims.For).
 func PaperFigure(spec runner.Spec) bool { return strings.HasPrefix(spec.Figure, "Fig.") }
 
 // plan selects the experiments (the paper's figures, or those of cfg.Only,
@@ -245,8 +246,8 @@ func plan(specs []runner.Spec, cfg Config, log io.Writer) ([]job, []string, erro
 			if err != nil {
 				return nil, nil, err
 			}
-			if !PaperFigure(s) {
-				return nil, nil, fmt.Errorf("--only %s: not one of the paper's figures (figure %q), so it has no claims to check: run it with `wcmc run %s`", s.ID, s.Figure, s.ID)
+			if !PaperFigure(s) && len(claims.For(s.ID)) == 0 {
+				return nil, nil, fmt.Errorf("--only %s: not one of the paper's figures (figure %q), and the project states no claims about it: run it with `wcmc run %s`", s.ID, s.Figure, s.ID)
 			}
 			if !slices.ContainsFunc(selected, func(x runner.Spec) bool { return x.ID == s.ID }) {
 				selected = append(selected, s)

@@ -91,6 +91,11 @@ type Spec struct {
 	// Bounds gives the range a metric's values lie in (e.g. [0, 1] for a
 	// coverage); figures clip its bands to it.
 	Bounds map[string][2]float64
+	// MainOnly lists the metrics drawn under the main protocol only
+	// (results.Figures): their values under the other protocols stay in
+	// the CSV and the summary tables, but a figure per protocol of every
+	// such metric would multiply the figures without a claim that reads them.
+	MainOnly []string
 	// Schemes lists the scheme names in the order they are plotted.
 	Schemes []string
 	// Params declares the parameters. The name "trials" is reserved: it
@@ -247,6 +252,11 @@ func (s Spec) Check() error {
 	for m := range s.Ideal {
 		if !slices.Contains(s.Metrics, m) {
 			return fail("Ideal names %q, which is not a metric", m)
+		}
+	}
+	for _, m := range s.MainOnly {
+		if !slices.Contains(s.Metrics, m) {
+			return fail("MainOnly names %q, which is not a metric", m)
 		}
 	}
 	for m, b := range s.Bounds {

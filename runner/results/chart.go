@@ -218,8 +218,9 @@ func runProtocols(summary []SummaryRow) []scheme.Protocol {
 // order; a metric without summary rows, e.g. one added to the experiment
 // after a stored result was computed, has none): the main one, holding every scheme that learns no map and the
 // variational schemes under the default protocol (or, without it, the
-// first protocol run), then one per other protocol run, named
-// FigureBase.protocol (e.g. gauss-snr.paper, gauss-snr.err2_fresh.converged).
+// first protocol run), then, unless the metric is in Spec.MainOnly, one
+// per other protocol run, named FigureBase.protocol (e.g. gauss-snr.paper,
+// gauss-snr.err2_fresh.converged).
 // Splitting the protocols keeps a figure to the paper's curves: ten
 // overlapping curves and bands are unreadable.
 func Figures(spec runner.Spec, summary []SummaryRow) []Figure {
@@ -239,6 +240,9 @@ func Figures(spec runner.Spec, summary []SummaryRow) []Figure {
 			continue
 		}
 		out = append(out, Figure{Metric: m, Protocol: main, Main: true, Base: base})
+		if slices.Contains(spec.MainOnly, m) {
+			continue
+		}
 		for _, p := range ps {
 			if p != main {
 				out = append(out, Figure{Metric: m, Protocol: p, Base: base + "." + string(p)})

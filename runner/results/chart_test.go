@@ -76,6 +76,18 @@ func TestFiguresPerProtocol(t *testing.T) {
 	if figs := results.Figures(spec, plain); len(figs) != 2 || figs[0].Protocol != "" || figs[1].Base != "demo.err2_fresh" {
 		t.Errorf("without WVCMC: %+v", figs)
 	}
+
+	// A MainOnly metric has its main figure only.
+	spec, _, rows = protocolSpec(t, true)
+	spec.MainOnly = []string{"err2_fresh"}
+	got = nil
+	for _, f := range results.Figures(spec, rows) {
+		got = append(got, f.Base+":"+string(f.Protocol))
+	}
+	want = []string{"demo:default", "demo.paper:paper", "demo.converged:converged", "demo.err2_fresh:default"}
+	if !slices.Equal(got, want) {
+		t.Errorf("with err2_fresh MainOnly: figures %q, want %q", got, want)
+	}
 }
 
 // A protocol's figure shows the schemes that learn no map and WVCMC under
