@@ -56,7 +56,7 @@ func linkParams(fading, repetition, snr string) []runner.Param {
 // beyondParams are the channel models beyond the paper (docs/BEYOND.md
 // notes 12–15), all off at their defaults.
 func beyondParams() []runner.Param {
-	return added(
+	return added(beyond(
 		nonNegParam("csi_error", "0", "imperfect CSI: variance σ_e² of the error of the workers' channel estimate Ĥ = H + E, relative to H's unit-power entries (docs/BEYOND.md (12.1)); 0 = perfect CSI; needs rayleigh or rician fading"),
 		intParam("pilot_len", "0", "imperfect CSI from pilots: length L_p ≥ m_t of the orthogonal pilots of the MMSE channel estimate (docs/BEYOND.md (12.2)); 0 = no pilots", 0),
 		floatParam("pilot_snr_db", "0", "SNR ρ_p of one pilot symbol at unit large-scale gain, in dB (with pilot_len)"),
@@ -69,19 +69,19 @@ func beyondParams() []runner.Param {
 		nonNegParam("k_factor", "0", "Rician K-factor, line-of-sight over scattered power (fading=rician only)"),
 		nonNegParam("peak_power", "0", "truncated channel inversion: peak energy per block P_peak > P; a worker skips the blocks whose inversion would exceed it (outage, docs/BEYOND.md note 15); 0 = the paper's full inversion; needs rayleigh fading"),
 		boolParam("centre", "false", "mean-centred transmission (docs/BEYOND.md note 17): each worker sends its samples minus their mean m_k, with P_k set by the fluctuations, and m_k digitally (error variance ≤ 1% of its smallest marginal variance) in blocks taken from the samples' budget; the server adds back the combined mean; needs perfect CSI, no peak_power, no rician fading"),
-	)
+	)...)
 }
 
 // digitalParams select the ideal digital baselines (docs/BEYOND.md
 // note 16).
 func digitalParams() []runner.Param {
-	return added(
+	return added(beyond(
 		boolParam("digital", "false", "also run the ideal digital baselines "+fmt.Sprint(scheme.Digital)+": samples quantised and sent at the Shannon rate of the analog scheme's channel uses and energy"),
 		choiceParam("digital_capacity", "zf", "rate of the digital link: zf (the analog scheme's zero-forcing transmitter, (16.3)), isotropic (no channel state, (16.4)) or waterfilling (channel state and long-term power, (16.5))", "zf", "isotropic", "waterfilling"),
 		choiceParam("digital_quantizer", digitalTestChannel, "quantiser of digital-gcmc: "+digitalTestChannel+" (the rate–distortion bound, MMSE reconstruction), "+digitalPosterior+" (a draw from p(x | code) instead of its mean), "+digitalAdditive+" (x + white noise at the same rate), "+digitalUniform+" or "+digitalDither+" (scalar uniform quantisers); the digital-wgcmc schemes always use "+digitalAdditive,
 			digitalTestChannel, digitalPosterior, digitalAdditive, digitalUniform, digitalDither),
 		nonNegParam("side_info_bits", "0", "bits charged per real of side information (each worker's mean and covariance, d + d(d+1)/2 reals) against the digital link's rate; 0 = free"),
-	)
+	)...)
 }
 
 // added marks parameters added to the paper's experiments after results
@@ -90,6 +90,15 @@ func digitalParams() []runner.Param {
 func added(ps ...runner.Param) []runner.Param {
 	for i := range ps {
 		ps[i].Added = true
+	}
+	return ps
+}
+
+// beyond marks parameters of models or baselines beyond the paper
+// (runner.Param.Beyond).
+func beyond(ps ...runner.Param) []runner.Param {
+	for i := range ps {
+		ps[i].Beyond = true
 	}
 	return ps
 }

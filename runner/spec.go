@@ -47,6 +47,9 @@ type Param struct {
 	// before it existed: results stored without it are read back as run at
 	// Default (results.Load) instead of as computed with other settings.
 	Added bool
+	// Beyond marks a parameter of a model or baseline the paper does not
+	// have (docs/BEYOND.md): `wcmc show` lists it apart from the paper's.
+	Beyond bool
 	// Digest, when set, marks a parameter whose value names input data (a
 	// folder of files) and returns a digest of the data value names under
 	// the run's values v ("" when it names none). Such a value is a

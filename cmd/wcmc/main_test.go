@@ -54,6 +54,7 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 }
 
 func TestList(t *testing.T) {
+	t.Setenv("COLUMNS", "100")
 	code, out, _ := runCLI(t, "list")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
@@ -72,12 +73,13 @@ func TestList(t *testing.T) {
 }
 
 func TestShow(t *testing.T) {
+	t.Setenv("COLUMNS", "100")
 	code, out, _ := runCLI(t, "show", "toy")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"toy (Fig. 9): a toy sweep", "x (swept)", "float", "[0, 10]", "≥ 1", "a|b",
-		"the swept value", "--quick sets: trials=2", "schemes: early, late", "err: error (main: ID.png)", "other (ID.other.png)"} {
+	for _, want := range []string{"toy (Fig. 9): a toy sweep", "\n  x=1,2,3 (float, [0, 10], swept): the swept value\n",
+		"\n  k=2 (int, ≥ 1): a count\n", "\n  mode=a (string, a|b): a choice\n", "--quick sets: trials=2", "schemes: early, late", "err: error (main: ID.png)", "other (ID.other.png)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("show output lacks %q:\n%s", want, out)
 		}

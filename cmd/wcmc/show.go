@@ -1,13 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -25,20 +23,34 @@ func newShowCmd(specs []runner.Spec) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printSpec(cmd.OutOrStdout(), s)
+			out := cmd.OutOrStdout()
+			return printSpec(out, s, outputWidth(out))
 		},
 	}
 }
 
 var kindNames = map[runner.Kind]string{runner.Int: "int", runner.Float: "float", runner.String: "string", runner.Bool: "bool"}
 
-// printSpec prints what `wcmc show` shows.
-func printSpec(w io.Writer, s runner.Spec) error {
-	fmt.Fprintf(w, "%s", s.ID)
-	if s.Figure != "" {
-		fmt.Fprintf(w, " (%s)", s.Figure)
+// Headings of the two parameter lists of `wcmc show`, never wrapped (they
+// fit in minWidth).
+const (
+	paperHeading  = "paper parameters (--set name=value):"
+	beyondHeading = "beyond the paper (docs/BEYOND.md):"
+)
+
+// printSpec prints what `wcmc show` shows, wrapped to width: every
+// parameter as one entry "name=default (kind, range): doc", the paper's
+// first, then those marked runner.Param.Beyond under their own heading.
+func printSpec(w io.Writer, s runner.Spec, width int) error {
+	var lines []string
+	add := func(first string, indent int, words ...string) {
+		lines = append(lines, wrap(first, indent, words, width)...)
 	}
-	fmt.Fprintf(w, ": %s\n", s.Description)
+	head := s.ID
+	if s.Figure != "" {
+		head += " (" + s.Figure + ")"
+	}
+	add("", 2, append([]string{head + ":"}, strings.Fields(s.Description)...)...)
 	sweep := s.X
 	if s.XLabel != "" {
 		sweep += ", plotted as " + s.XLabel
@@ -46,21 +58,26 @@ func printSpec(w io.Writer, s runner.Spec) error {
 	if s.LogX {
 		sweep += " on a log axis"
 	}
-	fmt.Fprintf(w, "sweep:   %s (a comma-separated list, e.g. --set %s=%s)\n", sweep, s.X, defaultOf(s, s.X))
-	fmt.Fprintf(w, "trials:  %d (--trials N)\n\n", s.Trials)
+	add("sweep:   ", 9, append(strings.Fields(sweep+" (a comma-separated list, e.g."), "--set", s.X+"="+defaultOf(s, s.X)+")")...)
+	add("trials:  ", 9, strconv.Itoa(s.Trials), "(--trials N)")
 
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PARAMETER\tKIND\tDEFAULT\tRANGE\tDOC")
-	for _, p := range s.Params {
-		name := p.Name
-		if name == s.X {
-			name += " (swept)"
+	for _, section := range []struct {
+		heading string
+		beyond  bool
+	}{{paperHeading, false}, {beyondHeading, true}} {
+		first := true
+		for _, p := range s.Params {
+			if p.Beyond != section.beyond {
+				continue
+			}
+			if first {
+				lines = append(lines, "", section.heading)
+				first = false
+			}
+			add("  ", 6, append(append([]string{p.Name + "=" + p.Default}, paramKind(p, s.X)...), strings.Fields(p.Doc)...)...)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, kindNames[p.Kind], p.Default, rangeOf(p), p.Doc)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	lines = append(lines, "")
 
 	if len(s.Quick) > 0 {
 		keys := make([]string, 0, len(s.Quick))
@@ -72,28 +89,47 @@ func printSpec(w io.Writer, s runner.Spec) error {
 		for _, k := range keys {
 			kv = append(kv, k+"="+s.Quick[k])
 		}
-		fmt.Fprintf(w, "\n--quick sets: %s\n", strings.Join(kv, " "))
-	} else {
-		fmt.Fprintln(w)
+		add("--quick sets: ", 14, kv...)
 	}
-	fmt.Fprintf(w, "schemes: %s\n", strings.Join(s.Schemes, ", "))
-	fmt.Fprintln(w, "metrics:")
+	add("schemes: ", 9, strings.Fields(strings.Join(s.Schemes, ", "))...)
+	lines = append(lines, "metrics:")
 	for i, m := range s.Metrics {
-		line := "  " + m
+		words := []string{m}
 		if lbl := s.MetricLabel[m]; lbl != "" {
-			line += ": " + lbl
+			words[0] += ":"
+			words = append(words, strings.Fields(lbl)...)
 		}
 		if i == 0 {
-			line += " (main: ID.png)"
+			words = append(words, "(main: ID.png)")
 		} else {
-			line += " (ID." + m + ".png)"
+			words = append(words, "(ID."+m+".png)")
 		}
 		if slices.Contains(s.LinearY, m) {
-			line += ", linear axis"
+			words[len(words)-1] += ","
+			words = append(words, "linear", "axis")
 		}
-		fmt.Fprintln(w, line)
+		add("  ", 4, words...)
 	}
-	return nil
+	return writeLines(w, lines)
+}
+
+// paramKind describes the values p takes, as the words "(kind, range,
+// swept):": its kind, its range if it has one, and whether it is the swept
+// parameter x. A range is one word: it is never broken.
+func paramKind(p runner.Param, x string) []string {
+	words := []string{kindNames[p.Kind]}
+	if r := rangeOf(p); r != "-" && p.Kind != runner.Bool {
+		words = append(words, r)
+	}
+	if p.Name == x {
+		words = append(words, "swept")
+	}
+	words[0] = "(" + words[0]
+	for i := range words[:len(words)-1] {
+		words[i] += ","
+	}
+	words[len(words)-1] += "):"
+	return words
 }
 
 func defaultOf(s runner.Spec, name string) string {
