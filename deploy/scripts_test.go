@@ -44,7 +44,7 @@ func TestSlurmResubmitOneIndex(t *testing.T) {
 	}
 	dir := t.TempDir()
 	wcmc := filepath.Join(dir, "wcmc")
-	if out, err := exec.Command("go", "build", "-o", wcmc, "../cmd/wcmc").CombinedOutput(); err != nil {
+	if out, err := buildWCMC(wcmc, nil).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	bin := filepath.Join(dir, "bin")
@@ -142,9 +142,7 @@ func TestStartsUnderAddressSpaceLimit(t *testing.T) {
 		t.Skip("no bash")
 	}
 	wcmc := filepath.Join(t.TempDir(), "wcmc")
-	build := exec.Command("go", "build", "-o", wcmc, "../cmd/wcmc")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
+	if out, err := buildWCMC(wcmc, []string{"CGO_ENABLED=0"}).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	for _, args := range []string{"version", "list"} {
@@ -153,4 +151,14 @@ func TestStartsUnderAddressSpaceLimit(t *testing.T) {
 			t.Errorf("wcmc %s under ulimit -v 1000000: %v\n%s", args, err, out)
 		}
 	}
+}
+
+// buildWCMC returns the command that builds wcmc to out as the recipes do:
+// `go build ./cmd/wcmc` at the repository root, in the library's module
+// (deploy/ is a module of its own), with env added to the environment.
+func buildWCMC(out string, env []string) *exec.Cmd {
+	cmd := exec.Command("go", "build", "-o", out, "./cmd/wcmc")
+	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), env...)
+	return cmd
 }

@@ -67,8 +67,9 @@ func modulePath(root string) (string, error) {
 }
 
 // Graph returns the packages of the module rooted at root, sorted by layer
-// then path. Directories whose name starts with "." or "_", and testdata,
-// are skipped, as the go command does.
+// then path. Directories whose name starts with "." or "_", testdata, and
+// those holding a go.mod (a module of their own) are skipped, as the go
+// command does.
 func Graph(root string) ([]Package, error) {
 	mod, err := modulePath(root)
 	if err != nil {
@@ -85,6 +86,9 @@ func Graph(root string) ([]Package, error) {
 		}
 		name := d.Name()
 		if dir != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata") {
+			return filepath.SkipDir
+		}
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); dir != root && err == nil {
 			return filepath.SkipDir
 		}
 		p, err := build.Default.ImportDir(dir, 0)

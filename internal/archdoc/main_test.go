@@ -96,3 +96,35 @@ func TestCheckNamesProblems(t *testing.T) {
 		t.Error("a document without markers accepted")
 	}
 }
+
+// TestGraphSkipsNestedModules: a directory with its own go.mod is another
+// module, whose packages are not the root module's.
+func TestGraphSkipsNestedModules(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module m\n")
+	write("a/a.go", "package a\n")
+	write("sub/go.mod", "module m/sub\n")
+	write("sub/s.go", "package sub\n")
+	write("sub/inner/i.go", "package inner\n")
+	pkgs, err := Graph(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, p := range pkgs {
+		paths = append(paths, p.Path)
+	}
+	if !slices.Equal(paths, []string{"wcmc/a"}) {
+		t.Errorf("packages %q, want only wcmc/a", paths)
+	}
+}
