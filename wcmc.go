@@ -15,7 +15,15 @@
 // transmit, aggregate, posterior, evaluate) that exchanges .npy and CSV
 // files, so workers can run as separate jobs on separate machines; the CLI
 // calls these functions, and a pipeline run step by step gives the same
-// bits as the same calls made in one process.
+// bits as the same calls made in one process under the same BLAS.
+//
+// # BLAS
+//
+// Importing wcmc leaves gonum's BLAS as it is. model.UseFastBLAS installs
+// this module's faster one (package dgemm's matrix product on amd64 CPUs
+// with AVX2 and FMA, OpenBLAS in the openblas build) for the whole
+// process; the CLI calls it at start, so a program that does the same gets
+// the CLI's speed and arithmetic.
 //
 // # Seeds
 //

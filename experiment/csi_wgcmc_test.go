@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/wcmc-project/wcmc/internal/machine"
 	"github.com/wcmc-project/wcmc/internal/seed"
 	"github.com/wcmc-project/wcmc/metric"
+	"github.com/wcmc-project/wcmc/model"
 	"github.com/wcmc-project/wcmc/runner"
 )
 
@@ -258,6 +260,14 @@ func shrinkPredicted(rx *channel.Received, means []*mat.VecDense, m *mat.VecDens
 	return mat.Dot(out, m) / mat.Dot(m, m), trChat, chatU, zeros
 }
 
+// useFastBLAS installs the wcmc command's BLAS (model.UseFastBLAS) for
+// the rest of the test.
+func useFastBLAS(t *testing.T) {
+	saved := blas64.Implementation()
+	t.Cleanup(func() { blas64.Use(saved) })
+	model.UseFastBLAS()
+}
+
 // committedErr2 reads the per-trial err2_fresh of scheme in the committed
 // csi-error-probit run: per csi_error value, by trial.
 func committedErr2(t *testing.T, scheme string) map[string]map[int]float64 {
@@ -309,6 +319,7 @@ func TestCSIResidualUndoesWGCMCShrinkage(t *testing.T) {
 		trials = 40
 	}
 	committed := committedErr2(t, SchemeWGCMCOMA)
+	useFastBLAS(t) // the committed run's: the wcmc command installs it
 	stats, errs := csiProbitStats(t, trials, "0,0.01,0.2", "20", "30")
 	at20, at30 := stats[0], stats[1]
 	// The committed run's build rounded the link's products differently in

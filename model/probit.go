@@ -276,9 +276,9 @@ func (p *Probit) dataTerm(logj []float64, grad *blas64.General, theta, u blas64.
 const gemmTileRows, gemmTileCols = 64, 192
 
 // singleGemm reports whether gemm should issue one BLAS call per product
-// instead of tiles: true when gonum's BLAS has been replaced (by package
-// dgemm's product, blas_purego.go, or by OpenBLAS, blas_openblas.go), which
-// blocks and packs large products itself.
+// instead of tiles: true when gonum's BLAS has been replaced (by
+// UseFastBLAS: package dgemm's product or OpenBLAS), which blocks and packs
+// large products itself.
 func singleGemm() bool {
 	_, pureGo := blas64.Implementation().(gonum.Implementation)
 	return !pureGo

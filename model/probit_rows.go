@@ -29,7 +29,7 @@ const rowsMaxDim = 5
 func byRows(d int) bool { return d <= rowsMaxDim && pureGoBLAS() && !tilesOnly }
 
 // pureGoBLAS reports whether gonum's calls go to gonum's BLAS or to
-// package dgemm's product (model/blas_purego.go).
+// package dgemm's product (UseFastBLAS without the openblas tag).
 func pureGoBLAS() bool {
 	switch blas64.Implementation().(type) {
 	case gonum.Implementation, dgemm.Implementation:

@@ -60,6 +60,7 @@ type config struct {
 }
 
 func main() {
+	model.UseFastBLAS()
 	var c config
 	snr := flag.String("snr", "20", "SNR points (dB), comma-separated")
 	acc := flag.String("access", "noma", "oma, noma or both (comma-separated)")

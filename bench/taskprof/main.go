@@ -31,6 +31,7 @@ import (
 
 	"github.com/wcmc-project/wcmc/experiment"
 	"github.com/wcmc-project/wcmc/internal/stageprof"
+	"github.com/wcmc-project/wcmc/model"
 	"github.com/wcmc-project/wcmc/runner"
 )
 
@@ -43,6 +44,7 @@ func (s *sets) String() string     { return strings.Join(*s, " ") }
 func (s *sets) Set(v string) error { *s = append(*s, v); return nil }
 
 func main() {
+	model.UseFastBLAS()
 	var (
 		id      = flag.String("exp", "probit-snr", "experiment ID")
 		quick   = flag.Bool("quick", false, "apply the experiment's quick settings")

@@ -10,9 +10,11 @@ import (
 	"syscall"
 
 	"github.com/wcmc-project/wcmc/experiment"
+	"github.com/wcmc-project/wcmc/model"
 )
 
 func main() {
+	model.UseFastBLAS()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)

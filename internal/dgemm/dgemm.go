@@ -428,7 +428,8 @@ func packB(dst []float64, trans bool, b []float64, ldb, pc, kb, jc, nb, nr int) 
 // after a comma.
 const Name = "wcmc dgemm"
 
-// Describe names the BLAS gonum's calls go to in this program: "gonum",
+// Describe names the BLAS gonum's calls go to in this program now
+// (blas64.Implementation, which model.UseFastBLAS sets): "gonum",
 // this package's product with its kernel on this machine, or the line of
 // an implementation that describes itself (a Describe() string method:
 // the openblas build's, with OpenBLAS's version and kernels).

@@ -39,8 +39,8 @@ func modelName(cpuinfo string) string {
 	return ""
 }
 
-// BLAS names the BLAS that gonum's calls go to in this program (see
-// dgemm.Describe).
+// BLAS names the BLAS that gonum's calls go to in this program at the
+// time of the call (see dgemm.Describe).
 func BLAS() string { return dgemm.Describe() }
 
 // Describe is this process's machine in one line: the CPU, the logical
