@@ -1,7 +1,6 @@
 package claims
 
 import (
-	"math"
 	"slices"
 	"sort"
 
@@ -47,7 +46,6 @@ type Trials struct {
 
 	x    map[int]float64                 // point → x
 	vals map[string]map[int][]trialValue // scheme → point → values in trial order
-	seed string                          // seeds the bootstrap (claim ID and protocol)
 	used map[string]bool                 // the schemes a check looked up
 }
 
@@ -128,19 +126,6 @@ func (t *Trials) sortTrials() {
 func (t *Trials) has(s string, p int) bool {
 	t.used[s] = true
 	return len(t.vals[s][p]) > 0
-}
-
-// mean returns the mean of scheme s at point p and its number of trials.
-func (t *Trials) mean(s string, p int) (float64, int) {
-	tv := t.vals[s][p]
-	if len(tv) == 0 {
-		return math.NaN(), 0
-	}
-	var sum float64
-	for _, v := range tv {
-		sum += v.v
-	}
-	return sum / float64(len(tv)), len(tv)
 }
 
 // points returns the sweep points at which every scheme given has a
