@@ -45,8 +45,10 @@ const (
 // which a true boundary case does with probability alpha.
 const alpha = (1 - Level) / 2
 
-// sample is a set of units (trials) resampled together: cols[k][i] is the
-// value of column k (one scheme at one sweep point) in unit i.
+// sample is the set of units (trials) resampled together: cols[k][i] is
+// the value of column k (one scheme at one sweep point) in unit i. Every
+// column is paired by trial, across sweep points too (common random
+// numbers: TrialsOf).
 type sample struct {
 	cols   [][]float64
 	w      []float64 // weight of ln(mean of column k) in the contrast
@@ -54,15 +56,13 @@ type sample struct {
 	// raw holds the columns before the contrast's transform (nil without
 	// one), so that a unit can be left out before transforming.
 	raw [][]float64
-	at  string // where the sample's trials were run, when samples are unpaired
 }
 
-// contrast is the statistic θ = offset + Σ_g Σ_k w_gk ln(mean of column k
-// of sample g): a log ratio of means (ln(f_b·b̄) − ln(f_a·ā)), or a
-// difference of two such (growth). The samples are resampled
-// independently of each other; the columns of one sample are paired.
+// contrast is the statistic θ = offset + Σ_k w_k ln(mean of column k of
+// its sample): a log ratio of means (ln(f_b·b̄) − ln(f_a·ā)), or a
+// difference of two such (growth).
 type contrast struct {
-	samples   []sample
+	sample    sample
 	offset    float64
 	transform func([]float64) []float64 // applied to each raw column; nil: none
 }
@@ -200,14 +200,9 @@ func (wk *work) eval() (theta, v float64) {
 // makes the statistic scale-free, turns the degree factors into offsets
 // and a growth comparison into a difference, and steadies its variance.
 func (c contrast) bootstrap(rng *rand.Rand, resamples int, tauH, tauF float64, interval bool) bootOut {
-	ws := make([]*work, len(c.samples))
-	theta, v := c.offset, 0.0
-	for g, s := range c.samples {
-		ws[g] = newWork(s)
-		th, vg := ws[g].eval()
-		theta += th
-		v += vg
-	}
+	wk := newWork(c.sample)
+	theta, v := wk.eval()
+	theta += c.offset
 	out := bootOut{stat: theta, se: math.Sqrt(v)}
 	if !(out.se >= seZero) || math.IsNaN(theta) || math.IsInf(theta, 0) {
 		// Every unit's values are in the ratio of the means (or a mean is
@@ -223,15 +218,11 @@ func (c contrast) bootstrap(rng *rand.Rand, resamples int, tauH, tauF float64, i
 	}
 	ge, le, reps := 0, 0, 0
 	replicate := func() {
-		th, vr := c.offset, 0.0
-		for _, wk := range ws {
-			for i := range wk.idx {
-				wk.idx[i] = rng.IntN(wk.n)
-			}
-			a, b := wk.eval()
-			th += a
-			vr += b
+		for i := range wk.idx {
+			wk.idx[i] = rng.IntN(wk.n)
 		}
+		th, vr := wk.eval()
+		th += c.offset
 		t := 0.0
 		switch se := math.Sqrt(vr); {
 		case se > 0:
@@ -282,28 +273,21 @@ func (c contrast) bootstrap(rng *rand.Rand, resamples int, tauH, tauF float64, i
 	return out
 }
 
-// leaveOneOut returns the unit (sample g, unit i) whose leaving out moves
-// θ̂ furthest down (down) or up, and the estimate θ̂₋ without it. The
-// leave-one-out estimates are exact and take O(units × columns):
-// θ̂₋ = θ̂ − θ̂_g + Σ_k w_k ln((S_k − x_ik)/(n_g − 1)), with S_k the sum of
-// column k of sample g. An estimate that is not a number (a mean that
+// leaveOneOut returns the unit i whose leaving out moves θ̂ furthest down
+// (down) or up, and the estimate θ̂₋ without it. The leave-one-out
+// estimates are exact and take O(units × columns):
+// θ̂₋ = offset + Σ_k w_k ln((S_k − x_ik)/(n − 1)), with S_k the sum of
+// column k. An estimate that is not a number (a mean that
 // would be 0) counts as the furthest either way; ties go to the first
 // unit. For a transformed contrast (spreads) the transformed values are
 // left out as they are; the transform's own dependence on the unit (the
 // median) is second order for picking the unit.
-func (c contrast) leaveOneOut(down bool) (g, i int, theta float64) {
-	ws := make([]*work, len(c.samples))
-	thetas := make([]float64, len(c.samples))
-	total := c.offset
-	for k, s := range c.samples {
-		ws[k] = newWork(s)
-		thetas[k], _ = ws[k].eval()
-		total += thetas[k]
-	}
-	g, i, theta = -1, -1, math.NaN()
+func (c contrast) leaveOneOut(down bool) (i int, theta float64) {
+	wk := newWork(c.sample)
+	i, theta = -1, math.NaN()
 	further := func(t float64) bool {
 		switch {
-		case g < 0:
+		case i < 0:
 			return true
 		case math.IsNaN(theta):
 			return false
@@ -314,33 +298,30 @@ func (c contrast) leaveOneOut(down bool) (g, i int, theta float64) {
 		}
 		return t > theta
 	}
-	for k, wk := range ws {
-		sums := make([]float64, wk.c)
-		for j := range wk.n {
-			for col := range wk.c {
-				sums[col] += wk.x[j*wk.c+col]
-			}
-		}
-		m := float64(wk.n - 1)
-		for j := range wk.n {
-			t := total - thetas[k]
-			for col := range wk.c {
-				t += wk.w[col] * math.Log((sums[col]-wk.x[j*wk.c+col])/m)
-			}
-			if further(t) {
-				g, i, theta = k, j, t
-			}
+	sums := make([]float64, wk.c)
+	for j := range wk.n {
+		for col := range wk.c {
+			sums[col] += wk.x[j*wk.c+col]
 		}
 	}
-	return g, i, theta
+	m := float64(wk.n - 1)
+	for j := range wk.n {
+		t := c.offset
+		for col := range wk.c {
+			t += wk.w[col] * math.Log((sums[col]-wk.x[j*wk.c+col])/m)
+		}
+		if further(t) {
+			i, theta = j, t
+		}
+	}
+	return i, theta
 }
 
-// without returns the contrast with unit i of sample g left out (the
-// transform, if any, applied anew to the remaining raw values).
-func (c contrast) without(g, i int) contrast {
+// without returns the contrast with unit i left out (the transform, if
+// any, applied anew to the remaining raw values).
+func (c contrast) without(i int) contrast {
 	out := c
-	out.samples = slices.Clone(c.samples)
-	s := c.samples[g]
+	s := c.sample
 	drop := func(cols [][]float64) [][]float64 {
 		if cols == nil {
 			return nil
@@ -351,13 +332,13 @@ func (c contrast) without(g, i int) contrast {
 		}
 		return out
 	}
-	ns := sample{cols: drop(s.cols), w: s.w, trials: slices.Delete(slices.Clone(s.trials), i, i+1), raw: drop(s.raw), at: s.at}
+	ns := sample{cols: drop(s.cols), w: s.w, trials: slices.Delete(slices.Clone(s.trials), i, i+1), raw: drop(s.raw)}
 	if ns.raw != nil && c.transform != nil {
 		for k, col := range ns.raw {
 			ns.cols[k] = c.transform(col)
 		}
 	}
-	out.samples[g] = ns
+	out.sample = ns
 	return out
 }
 

@@ -45,7 +45,7 @@ func quantileBelow(t *Trials, p int, s string, q, level float64) *node {
 		}
 	}
 	c := Comparison{At: t.at(p), Test: fmt.Sprintf("%s: share of trials at or above %g below %.2g", s, level, 1-q),
-		Stat: math.NaN(), SE: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), PHold: 1, PFail: 1, N: n, Paired: true}
+		Stat: math.NaN(), SE: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), PHold: 1, PFail: 1, N: n}
 	l := &leaf{}
 	if n < 2 {
 		c.Verdict, c.Note, l.fixed = Inconclusive, fmt.Sprintf("n = %d: no test", n), true

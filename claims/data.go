@@ -33,16 +33,6 @@ const Err2Floor = 1e-6
 type Trials struct {
 	Metric string
 	XName  string
-	// PairedAcrossPoints says whether comparisons across sweep points
-	// pair trial t at one point with trial t at the other. TrialsOf
-	// always sets it: since runner.TaskRng gives every point's task of a
-	// trial the same stream (common random numbers), those values are
-	// dependent and only a paired comparison is valid; for results of
-	// earlier versions, whose trials across points were independent,
-	// pairs (X_t, Y_t) are still independent and identically distributed
-	// across t, so the paired bootstrap stays valid (with the power of the
-	// two-sample one). False resamples points as independent samples.
-	PairedAcrossPoints bool
 
 	x    map[int]float64                 // point → x
 	vals map[string]map[int][]trialValue // scheme → point → values in trial order
@@ -56,10 +46,15 @@ type trialValue struct {
 }
 
 // TrialsOf collects the per-trial values of metric from res under
-// protocol p (see Trials).
+// protocol p (see Trials). Comparisons pair trial t at one sweep point
+// with trial t at another: runner.TaskRng gives every point's task of a
+// trial the same stream (common random numbers), so those values are
+// dependent and only a paired comparison is valid; for results of earlier
+// versions, whose trials across points were independent, the pairs are
+// still independent and identically distributed across trials, so the
+// paired bootstrap stays valid (with the power of a two-sample one).
 func TrialsOf(res *runner.Result, metric string, p scheme.Protocol) *Trials {
-	t := &Trials{Metric: metric, XName: res.Spec.X, PairedAcrossPoints: true,
-		x: map[int]float64{}, vals: map[string]map[int][]trialValue{}, used: map[string]bool{}}
+	t := &Trials{Metric: metric, XName: res.Spec.X, x: map[int]float64{}, vals: map[string]map[int][]trialValue{}, used: map[string]bool{}}
 	for _, task := range res.Tasks {
 		for _, r := range task.Rows {
 			if r.Metric != metric {

@@ -603,7 +603,7 @@ func degrades(t *Trials, worse bool) *node {
 // at sweep points covering the thresholds the checks use (T ≈ 7, SNR ≥ 20
 // dB, K ≥ 20, budgets above 5×10⁶), and looking at the schemes it used.
 func mapFree(check func(t *Trials) *node) bool {
-	t := &Trials{Metric: "err2", XName: "x", PairedAcrossPoints: true,
+	t := &Trials{Metric: "err2", XName: "x",
 		x: map[int]float64{}, vals: map[string]map[int][]trialValue{}, used: map[string]bool{}}
 	all := []string{scheme.GCMC, scheme.WGCMCOMA, scheme.WGCMCNOMA, scheme.WVCMCOMA, scheme.WVCMCNOMA,
 		scheme.Noiseless, scheme.BestSingle, scheme.SGLD}

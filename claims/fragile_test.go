@@ -16,7 +16,7 @@ import (
 // trialsAt returns trials with schemes a and b at one point, trial i
 // numbered first+i.
 func trialsAt(first int, a, b []float64) *Trials {
-	t := &Trials{Metric: "kl", XName: "x", PairedAcrossPoints: true, x: map[int]float64{}, vals: map[string]map[int][]trialValue{}, used: map[string]bool{}}
+	t := &Trials{Metric: "kl", XName: "x", x: map[int]float64{}, vals: map[string]map[int][]trialValue{}, used: map[string]bool{}}
 	for i := range a {
 		t.add("a", 0, 0, first+i, a[i])
 		t.add("b", 0, 0, first+i, b[i])
@@ -162,12 +162,8 @@ func TestLeaveOneOut(t *testing.T) {
 		return out
 	}
 	theta := func(c contrast) float64 {
-		th := c.offset
-		for _, s := range c.samples {
-			a, _ := newWork(s).eval()
-			th += a
-		}
-		return th
+		a, _ := newWork(c.sample).eval()
+		return c.offset + a
 	}
 	trials := func(n int) []int {
 		out := make([]int, n)
@@ -176,33 +172,28 @@ func TestLeaveOneOut(t *testing.T) {
 		}
 		return out
 	}
-	growth := contrast{offset: 0.1, samples: []sample{
-		{cols: [][]float64{col(25), col(25)}, w: []float64{-1, 1}, trials: trials(25)},
-		{cols: [][]float64{col(30), col(30), col(30)}, w: []float64{1, -0.5, -0.5}, trials: trials(30)},
-	}}
+	growth := contrast{offset: 0.1, sample: sample{
+		cols: [][]float64{col(30), col(30), col(30), col(30)}, w: []float64{-1, 1, 1, -1}, trials: trials(30)}}
 	rawA, rawB := col(41), col(41)
-	spread := contrast{transform: absDevFromMedian, samples: []sample{
-		{cols: [][]float64{absDevFromMedian(rawA), absDevFromMedian(rawB)}, raw: [][]float64{rawA, rawB}, w: []float64{-1, 1}, trials: trials(41)},
-	}}
+	spread := contrast{transform: absDevFromMedian, sample: sample{
+		cols: [][]float64{absDevFromMedian(rawA), absDevFromMedian(rawB)}, raw: [][]float64{rawA, rawB}, w: []float64{-1, 1}, trials: trials(41)}}
 	for _, c := range []struct {
 		name string
 		con  contrast
-	}{{"two unpaired samples", growth}, {"spread", spread}} {
+	}{{"growth", growth}, {"spread", spread}} {
 		for _, down := range []bool{true, false} {
-			g, i, got := c.con.leaveOneOut(down)
+			i, got := c.con.leaveOneOut(down)
 			best := math.NaN()
-			for gg, s := range c.con.samples {
-				for ii := range s.trials {
-					th := theta(c.con.without(gg, ii))
-					if c.con.transform == nil && gg == g && ii == i && math.Abs(th-got) > 1e-12 {
-						t.Errorf("%s: θ̂₋ = %g, without the unit %g", c.name, got, th)
-					}
-					if math.IsNaN(best) || down && th < best || !down && th > best {
-						best = th
-					}
+			for ii := range c.con.sample.trials {
+				th := theta(c.con.without(ii))
+				if c.con.transform == nil && ii == i && math.Abs(th-got) > 1e-12 {
+					t.Errorf("%s: θ̂₋ = %g, without the unit %g", c.name, got, th)
+				}
+				if math.IsNaN(best) || down && th < best || !down && th > best {
+					best = th
 				}
 			}
-			w := c.con.without(g, i)
+			w := c.con.without(i)
 			if c.con.transform == nil && math.Abs(got-best) > 1e-12 {
 				t.Errorf("%s, down %v: picked θ̂₋ = %g, furthest %g", c.name, down, got, best)
 			}
@@ -210,7 +201,7 @@ func TestLeaveOneOut(t *testing.T) {
 				// The transform is applied anew: the deviations from the
 				// median of the remaining values.
 				raw := slices.Delete(slices.Clone(rawA), i, i+1)
-				if !slices.Equal(w.samples[0].cols[0], absDevFromMedian(raw)) {
+				if !slices.Equal(w.sample.cols[0], absDevFromMedian(raw)) {
 					t.Errorf("spread: the deviations are not recomputed without the unit")
 				}
 				// Picked on the fixed deviations, it is the furthest or
@@ -219,8 +210,8 @@ func TestLeaveOneOut(t *testing.T) {
 					t.Errorf("spread, down %v: θ̂₋ = %g, furthest %g", down, theta(w), best)
 				}
 			}
-			if len(w.samples[g].trials) != len(c.con.samples[g].trials)-1 || slices.Contains(w.samples[g].trials, c.con.samples[g].trials[i]) {
-				t.Errorf("%s: trial %d not left out", c.name, c.con.samples[g].trials[i])
+			if len(w.sample.trials) != len(c.con.sample.trials)-1 || slices.Contains(w.sample.trials, c.con.sample.trials[i]) {
+				t.Errorf("%s: trial %d not left out", c.name, c.con.sample.trials[i])
 			}
 		}
 	}

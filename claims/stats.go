@@ -74,8 +74,7 @@ type Comparison struct {
 	Stat, SE     float64
 	Lo, Hi       float64
 	PHold, PFail float64
-	N            int  // trials: pairs, or the smaller sample when unpaired
-	Paired       bool // trials paired (same point, or common random numbers)
+	N            int // trials, paired (same point, or common random numbers)
 	Resamples    int
 	Verdict      Verdict
 	Note         string // why it could not decide, if so
@@ -119,12 +118,8 @@ func (c Comparison) Brief() string {
 		ms = append(ms[:4:4], fmt.Sprintf("… (%d values)", len(c.Values)))
 	}
 	r, _, _ := c.Ratio()
-	pairing := "paired"
-	if !c.Paired {
-		pairing = "unpaired"
-	}
-	s := fmt.Sprintf("at %s: %s (%s %s; ratio %s, %.0f%% CI %s, n=%d %s)", c.At, c.Test, what,
-		strings.Join(ms, " vs "), Num(r), 100*Level, c.Interval(), c.N, pairing)
+	s := fmt.Sprintf("at %s: %s (%s %s; ratio %s, %.0f%% CI %s, n=%d paired)", c.At, c.Test, what,
+		strings.Join(ms, " vs "), Num(r), 100*Level, c.Interval(), c.N)
 	if c.Note != "" {
 		s += "; " + c.Note
 	}
@@ -139,10 +134,8 @@ type term struct {
 }
 
 // contrastLeaf returns the comparison of θ = offset + Σ w ln(mean of the
-// term's values), after transform (nil: the values themselves). Terms at
-// one sweep point are paired by trial, and so are all terms when
-// t.PairedAcrossPoints (as TrialsOf sets it); terms at different points
-// are otherwise resampled as independent samples.
+// term's values), after transform (nil: the values themselves), on the
+// trials that have every term, resampled as pairs.
 func contrastLeaf(t *Trials, at, test string, offset float64, transform func([]float64) []float64, terms ...term) *node {
 	c := Comparison{At: at, Test: test, Stat: math.NaN(), SE: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), PHold: 1, PFail: 1}
 	l := &leaf{}
@@ -152,68 +145,48 @@ func contrastLeaf(t *Trials, at, test string, offset float64, transform func([]f
 		what, minTrials = "spread", MinSpreadTrials
 	}
 	l.minTrials = minTrials
-	// Group the terms into samples.
-	var groups [][]term
-	for _, tm := range terms {
+	// Every term is paired by trial (TrialsOf: common random numbers
+	// across sweep points), so the terms form one sample: the trials with
+	// all of them.
+	refs := make([]ref, len(terms))
+	for j, tm := range terms {
 		t.used[tm.scheme] = true
-		g := slices.IndexFunc(groups, func(g []term) bool { return t.PairedAcrossPoints || g[0].point == tm.point })
-		if g < 0 {
-			groups = append(groups, nil)
-			g = len(groups) - 1
-		}
-		groups[g] = append(groups[g], tm)
+		refs[j] = tm.ref
 	}
-	c.Paired = len(groups) == 1
-	trials := make([][]int, len(groups))
-	c.N = math.MaxInt
-	for i, g := range groups {
-		refs := make([]ref, len(g))
-		for j, tm := range g {
-			refs[j] = tm.ref
-		}
-		trials[i] = t.trialsOf(refs...)
-		c.N = min(c.N, len(trials[i]))
-	}
-	con := &contrast{offset: offset, transform: transform}
+	trials := t.trialsOf(refs...)
+	c.N = len(trials)
+	con := &contrast{offset: offset, transform: transform, sample: sample{trials: trials}}
+	s := &con.sample
 	atFloor := true // every value compared is an err2 at Err2Floor
 	infSign := 0.0
 	infOnOne := false // an infinite mean rests on one trial's +Inf
 	seen := map[ref]bool{}
 	notPositive := ""
-	for i, g := range groups {
-		s := sample{trials: trials[i]}
-		if len(groups) > 1 {
-			s.at = t.at(g[0].point)
+	for _, tm := range terms {
+		col, _ := t.column(tm.ref, trials)
+		raw := col
+		if transform != nil && len(col) > 0 {
+			col = transform(col)
 		}
-		for _, tm := range g {
-			col, _ := t.column(tm.ref, trials[i])
-			raw := col
-			if transform != nil && len(col) > 0 {
-				col = transform(col)
-			}
-			m := mean(col)
-			if !seen[tm.ref] {
-				seen[tm.ref] = true
-				c.Values = append(c.Values, Estimate{Scheme: tm.scheme, XName: t.XName, X: t.x[tm.point], What: what, Mean: m, N: len(col)})
-			}
-			switch {
-			case math.IsInf(m, 1):
-				infSign += math.Copysign(1, tm.w)
-				infOnOne = infOnOne || countInf(col) == 1
-				continue
-			case !(m > 0) && notPositive == "":
-				notPositive = fmt.Sprintf("the %s of %s at %s is not positive", what, tm.scheme, t.at(tm.point))
-			}
-			s.cols = append(s.cols, col)
-			s.w = append(s.w, tm.w)
-			if transform != nil {
-				s.raw = append(s.raw, raw)
-			}
-			atFloor = atFloor && transform == nil && isErr2(t.Metric) && !slices.ContainsFunc(col, func(v float64) bool { return v != Err2Floor })
+		m := mean(col)
+		if !seen[tm.ref] {
+			seen[tm.ref] = true
+			c.Values = append(c.Values, Estimate{Scheme: tm.scheme, XName: t.XName, X: t.x[tm.point], What: what, Mean: m, N: len(col)})
 		}
-		if len(s.cols) > 0 {
-			con.samples = append(con.samples, s)
+		switch {
+		case math.IsInf(m, 1):
+			infSign += math.Copysign(1, tm.w)
+			infOnOne = infOnOne || countInf(col) == 1
+			continue
+		case !(m > 0) && notPositive == "":
+			notPositive = fmt.Sprintf("the %s of %s at %s is not positive", what, tm.scheme, t.at(tm.point))
 		}
+		s.cols = append(s.cols, col)
+		s.w = append(s.w, tm.w)
+		if transform != nil {
+			s.raw = append(s.raw, raw)
+		}
+		atFloor = atFloor && transform == nil && isErr2(t.Metric) && !slices.ContainsFunc(col, func(v float64) bool { return v != Err2Floor })
 	}
 	switch {
 	case c.N == 0:
@@ -243,20 +216,14 @@ func contrastLeaf(t *Trials, at, test string, offset float64, transform func([]f
 	default:
 		c.Verdict = Inconclusive
 		l.con = con
-		if atFloor && len(con.samples) > 0 {
+		if atFloor && len(s.cols) > 0 {
 			c.Note = fmt.Sprintf("every value compared is at the err2 floor %g (an optimiser's stopping residue): the means are equal by construction", Err2Floor)
 		}
 		if c.N < minTrials {
 			// Too few to decide; the estimate still says how many would.
 			c.Note, l.fixed = fmt.Sprintf("n = %d trials, fewer than the %d needed to decide", c.N, minTrials), true
-			var v float64
-			c.Stat = offset
-			for _, s := range con.samples {
-				th, vs := newWork(s).eval()
-				c.Stat += th
-				v += vs
-			}
-			c.SE = math.Sqrt(v)
+			th, v := newWork(*s).eval()
+			c.Stat, c.SE = offset+th, math.Sqrt(v)
 		}
 	}
 	l.cmp = c
@@ -290,18 +257,17 @@ func (l *leaf) run(key string, resamples int, tauH, tauF float64) {
 // P(max(p, p₋) ≤ τ) ≤ P(p ≤ τ) ≤ τ whichever trial is left out.
 func (l *leaf) recheck(n *node, key string, resamples int, v Verdict, tau float64) {
 	down := v == Holds
-	g, i, _ := l.con.leaveOneOut(down)
+	i, _ := l.con.leaveOneOut(down)
 	tauH, tauF := 1.0, n.tauF
 	if down {
 		tauH, tauF = n.tauH, 1
 	}
-	b := l.con.without(g, i).bootstrap(seeded(key, l.cmp.At, l.cmp.Test, "without one trial", v.String()), resamples, tauH, tauF, false)
+	b := l.con.without(i).bootstrap(seeded(key, l.cmp.At, l.cmp.Test, "without one trial", v.String()), resamples, tauH, tauF, false)
 	p := b.pFail
 	if down {
 		p = b.pHold
 	}
-	s := l.con.samples[g]
-	l.loo = &looCheck{dir: v, tau: tau, trial: s.trials[i], at: s.at, stat: b.stat, se: b.se, p: p, degenerate: b.degenerate}
+	l.loo = &looCheck{dir: v, tau: tau, trial: l.con.sample.trials[i], stat: b.stat, se: b.se, p: p, degenerate: b.degenerate}
 	if down {
 		l.cmp.PHold = max(l.cmp.PHold, p)
 	} else {
@@ -314,7 +280,6 @@ type looCheck struct {
 	dir        Verdict // the verdict re-checked: Holds or Fails
 	tau        float64 // the threshold it was reached at
 	trial      int     // the trial left out
-	at         string  // where that trial was run, when samples are unpaired
 	stat, se   float64 // θ̂ and its standard error without it
 	p          float64 // the p-value in direction dir without it
 	degenerate bool    // without it, se is zero
@@ -326,15 +291,11 @@ func (c *looCheck) fragile() bool { return c != nil && c.p > c.tau }
 
 // note says why a fragile comparison is not decided.
 func (c *looCheck) note() string {
-	where := ""
-	if c.at != "" {
-		where = " at " + c.at
-	}
 	if c.degenerate {
-		return fmt.Sprintf("%s only with trial %d%s: leaving it out, %s", c.dir, c.trial, where, zeroWidthNote)
+		return fmt.Sprintf("%s only with trial %d: leaving it out, %s", c.dir, c.trial, zeroWidthNote)
 	}
-	return fmt.Sprintf("%s only with trial %d%s: leaving it out gives ratio %s with p = %.2g, above the threshold %.2g it was decided at; not decided",
-		c.dir, c.trial, where, Num(math.Exp(c.stat)), c.p, c.tau)
+	return fmt.Sprintf("%s only with trial %d: leaving it out gives ratio %s with p = %.2g, above the threshold %.2g it was decided at; not decided",
+		c.dir, c.trial, Num(math.Exp(c.stat)), c.p, c.tau)
 }
 
 // joinNotes joins two notes with "; ".

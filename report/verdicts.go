@@ -144,9 +144,6 @@ func ratio(c claims.Comparison) string {
 // resultNote is what result adds to the verdict.
 func resultNote(c claims.Comparison) string {
 	s := ""
-	if !c.Paired {
-		s += ", unpaired"
-	}
 	if c.Note != "" {
 		s += " (" + c.Note + ")"
 	}
