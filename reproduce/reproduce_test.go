@@ -88,6 +88,9 @@ func withoutGenerated(b []byte) string {
 }
 
 func TestRunQuickEndToEndAndReuse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a quick reproduction (-short)")
+	}
 	dir := t.TempDir()
 	cfg := quick(dir, "gauss-snr", "gauss-blocks")
 	sum, log, err := run(t, cfg)
@@ -298,6 +301,9 @@ func TestMNISTSetsPaperSplit(t *testing.T) {
 // results of an uninterrupted one; the journal of a run with other settings
 // is discarded rather than blocking the run.
 func TestRunResumesJournal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a quick reproduction (-short)")
+	}
 	ref := t.TempDir()
 	if _, log, err := run(t, quick(ref, "gauss-snr")); err != nil {
 		t.Fatalf("reference run: %v\n%s", err, log)
@@ -383,6 +389,9 @@ func TestPlanProtocols(t *testing.T) {
 // named with ReuseVersions: then they are reused, the report says so, and
 // the files rewritten keep the version that computed them.
 func TestReuseVersion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a quick reproduction (-short)")
+	}
 	dir := t.TempDir()
 	cfg := quick(dir, "gauss-snr")
 	if _, log, err := run(t, cfg); err != nil {
@@ -423,6 +432,9 @@ func TestReuseVersion(t *testing.T) {
 // under its own ID instead of computing it again, and computed on its own
 // it gives the same numbers.
 func TestSharedStreams(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a quick reproduction (-short)")
+	}
 	base, err := experiment.Lookup("gauss-snr")
 	if err != nil {
 		t.Fatal(err)
