@@ -16,6 +16,9 @@ import (
 )
 
 func TestMNISTReducedQuickRunsEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the MNIST experiments (-short)")
+	}
 	mnistDir := mnisttest.Dir(t)
 	for _, id := range []string{"mnist-snr", "mnist-kl"} {
 		res := run(t, id, 0, "data_dir="+mnistDir, "split=t10k", "trials=1", "snr_db=20")

@@ -33,6 +33,9 @@ func chromium() string {
 // any message is an error: a refused element, a parse failure). Skipped
 // without Chromium unless WCMC_REQUIRE_BROWSER is set.
 func TestReportRendersInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders the report in Chromium (-short)")
+	}
 	bin := chromium()
 	if bin == "" {
 		if os.Getenv("WCMC_REQUIRE_BROWSER") != "" {

@@ -16,6 +16,9 @@ import (
 // ConvergenceOf reads.
 func probitRun(t *testing.T, dir string) Run {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs probit-snr (-short)")
+	}
 	spec, err := experiment.Lookup("probit-snr")
 	if err != nil {
 		t.Fatal(err)

@@ -94,6 +94,9 @@ func verdictTableProblems(t *testing.T, dir string, docs []string) []string {
 // TestCommittedVerdictTablesAreComputed: no committed document states a
 // verdict the code does not compute from the committed full run.
 func TestCommittedVerdictTablesAreComputed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("evaluates the claims on the committed full run (-short)")
+	}
 	for _, p := range verdictTableProblems(t, fullRunDir, verdictDocs) {
 		t.Error(p)
 	}
@@ -103,6 +106,9 @@ func TestCommittedVerdictTablesAreComputed(t *testing.T) {
 // a document updated from it passes, the same document with one count
 // changed does not, and a document with a table but no stored run fails.
 func TestVerdictTableCheckCatchesEdits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a quick reproduction (-short)")
+	}
 	dir := t.TempDir()
 	doc := filepath.Join(t.TempDir(), "DOC.md")
 	if err := os.WriteFile(doc, []byte("# doc\n"+DocBegin+"\nold\n"+DocEnd+"\nafter\n"), 0o644); err != nil {

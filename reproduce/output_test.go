@@ -16,6 +16,9 @@ import (
 // none behind once the results are written, and draws each metric's
 // figure per protocol, in every format; --band redraws reused figures.
 func TestRunOutputFolder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a quick reproduction (-short)")
+	}
 	dir := t.TempDir()
 	_, log, err := run(t, quick(dir, "gauss-blocks"))
 	if err != nil {

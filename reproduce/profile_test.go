@@ -16,6 +16,9 @@ import (
 // and one into a fresh directory says that nothing was profiled. (No
 // assertion on the times, which depend on the machine.)
 func TestRunProfile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a quick reproduction (-short)")
+	}
 	dir := t.TempDir()
 	prof := filepath.Join(dir, "prof")
 	cfg := quick(filepath.Join(dir, "out"), "gauss-snr")

