@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/mathext"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -623,4 +624,10 @@ func TestLinkRoundTripBeyond(t *testing.T) {
 	if _, err := ParseLink([]byte(bad)); err == nil {
 		t.Error("negative gain accepted")
 	}
+}
+
+// truncatedMean returns E[1/X; X ≥ c] = Q(α − 1, c/θ)/((α − 1) θ), Q the
+// regularised upper incomplete gamma, for α > 1.
+func truncatedMean(alpha, scale, cutoff float64) float64 {
+	return mathext.GammaIncRegComp(alpha-1, cutoff/scale) / ((alpha - 1) * scale)
 }

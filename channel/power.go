@@ -58,12 +58,6 @@ func (c Config) OutageProb(cutoff float64) float64 {
 	return mathext.GammaIncReg(alpha, cutoff/scale)
 }
 
-// truncatedMean returns E[1/X; X ≥ c] = Q(α − 1, c/θ)/((α − 1) θ), Q the
-// regularised upper incomplete gamma, for α > 1.
-func truncatedMean(alpha, scale, cutoff float64) float64 {
-	return mathext.GammaIncRegComp(alpha-1, cutoff/scale) / ((alpha - 1) * scale)
-}
-
 // sampleNorms returns m2 = (1/S) Σ_s ‖Bθ_s‖² and M = max_s ‖Bθ_s‖² of the
 // samples theta (S×d) with repetition l.
 func sampleNorms(theta *mat.Dense, l int) (m2, mx float64) {

@@ -105,7 +105,7 @@ func TestTestChannelMatchesRateDistortionFunction(t *testing.T) {
 	var eig mat.EigenSym
 	eig.Factorize(equicorrelated(d, 0.6), false)
 	vals := eig.Values(nil)
-	floats.Reverse(vals)
+	slices.Reverse(vals)
 	want := reverseWaterFill(vals, rate).Bound()
 	dist := make([]float64, trials)
 	for i := range dist {

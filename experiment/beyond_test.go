@@ -353,3 +353,14 @@ func momentAndError(theta *mat.Dense) (m, se *mat.Dense) {
 	}
 	return m, se
 }
+
+// freshMoment returns the exact second moment E[θθᵀ] of the learned map's
+// output on fresh signals of the link it was learned on (freshLaw); ok is
+// false where that link has no closed form.
+func (p *gaussProblem) freshMoment(out *cmcOutput, so *schemeOutput, link channel.Config) (m *mat.SymDense, ok bool) {
+	law, ok := p.freshLaw(out, so, link)
+	if !ok {
+		return nil, false
+	}
+	return law.moment(), true
+}

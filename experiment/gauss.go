@@ -252,7 +252,7 @@ func drawGaussian(rng *rand.Rand, g *model.Gaussian, s int) *mat.Dense {
 
 // gaussFreshFactor is the number of fresh signals, as a multiple of the
 // learning signals, from which err2_fresh is measured where the link has
-// no closed-form second moment (freshMoment).
+// no closed-form second moment (freshLaw).
 const gaussFreshFactor = 10
 
 // freshOutput is the law of a learned map's output θ on fresh signals:
@@ -297,17 +297,6 @@ func (p *gaussProblem) freshUncertainty(law freshOutput, exact bool, measured *m
 	lo, hi := metric.Interval90(measured)
 	u.Coverage90 = p.ref.Coverage(lo, hi)
 	return u, nil
-}
-
-// freshMoment returns the exact second moment E[θθᵀ] of the learned map's
-// output on fresh signals of the link it was learned on (freshLaw); ok is
-// false where that link has no closed form.
-func (p *gaussProblem) freshMoment(out *cmcOutput, so *schemeOutput, link channel.Config) (m *mat.SymDense, ok bool) {
-	law, ok := p.freshLaw(out, so, link)
-	if !ok {
-		return nil, false
-	}
-	return law.moment(), true
 }
 
 // freshLaw returns the exact mean and covariance of the learned map's
@@ -420,7 +409,7 @@ func (p *gaussProblem) freshLaw(out *cmcOutput, so *schemeOutput, link channel.C
 
 // testChannelLaw returns the covariance G C Gᵀ + Cov e and the mean c of
 // the test channel's decoding x̂ = c + G x + e of a source x ~ N(0, C)
-// coded with code at rate bits per sample (see freshMoment).
+// coded with code at rate bits per sample (see freshLaw).
 func testChannelLaw(code *digital.Source, rate float64, c mat.Symmetric, posterior bool) (*mat.Dense, *mat.VecDense) {
 	alloc := code.WaterFill(rate)
 	d := code.Dim()
@@ -459,7 +448,7 @@ func addSym(dst *mat.SymDense, a *mat.Dense) {
 
 // measuredFresh draws gaussFreshFactor·T fresh exact samples per worker
 // from rng and returns every scheme's output on them (cmcOutput.applyFresh):
-// the fresh signals from which err2_fresh is measured where freshMoment
+// the fresh signals from which err2_fresh is measured where freshLaw
 // has no closed form.
 func (p *gaussProblem) measuredFresh(rng *rand.Rand, out *cmcOutput, link channel.Config, t, k int) (map[string]*mat.Dense, error) {
 	n := gaussFreshFactor * t

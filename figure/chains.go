@@ -242,9 +242,6 @@ func (g ChainGrid) panel(p int) (*plot.Plot, error) {
 	return pl, nil
 }
 
-// Panels returns the number of panels Encode draws.
-func (g ChainGrid) Panels() int { return len(g.Draws) }
-
 // size returns the grid's columns and rows.
 func (g ChainGrid) size() (cols, rows int) {
 	cols = g.Cols

@@ -56,6 +56,8 @@ func init() {
 // by Go as the scalar code uses them: rightPolyMax, tailSwitch,
 // rightScale, leftScale, 2·rightScale, −0.5, logSqrt2Pi, the sign bit, and
 // leftPieces as a float64.
+//
+//lint:ignore U1000 used from assembly (normal_rows_amd64.s)
 var polyRowsConsts = func() (c [9][4]float64) {
 	v := [...]float64{rightPolyMax, tailSwitch, rightScale, leftScale, 2 * rightScale, -0.5, logSqrt2Pi,
 		math.Copysign(0, -1), leftPieces}
@@ -67,6 +69,8 @@ var polyRowsConsts = func() (c [9][4]float64) {
 
 // polyRowsInts are the int32 constants of polyRows, four copies each: 1
 // and polyStride.
+//
+//lint:ignore U1000 used from assembly (normal_rows_amd64.s)
 var polyRowsInts = [2][4]int32{{1, 1, 1, 1}, {polyStride, polyStride, polyStride, polyStride}}
 
 // invMillsRow sets row[j] = scale·s_j·λ(s_j·row[j]), s = sg.
@@ -249,6 +253,7 @@ func cdfRowAdd(out, m []float64) {
 // the exponent bias.
 var cdfTab [2 * leftPieces][polyStride]float64
 
+//lint:ignore U1000 used from assembly (normal_rows_amd64.s)
 var cdfConsts = func() (c [16][4]float64) {
 	v := [...]float64{leftPieces, -0.5,
 		1.4426950408889634073599246810018920,                  // log₂e
@@ -264,6 +269,7 @@ var cdfConsts = func() (c [16][4]float64) {
 	return c
 }()
 
+//lint:ignore U1000 used from assembly (normal_rows_amd64.s)
 var cdfInts = [4]int64{1023, 1023, 1023, 1023}
 
 // tailMax bounds the right tail the kernel of polyRows evaluates,
@@ -275,8 +281,10 @@ const tailMax = 37.0
 // (the depth rule of millsTail: 9, tailTerms) are the constants of the
 // right tail in polyRows.
 var (
+	//lint:ignore U1000 used from assembly (normal_rows_amd64.s)
 	tailConsts = [3][4]float64{
 		{-tailSwitch, -tailSwitch, -tailSwitch, -tailSwitch}, {tailMax, tailMax, tailMax, tailMax}, {500, 500, 500, 500}}
+	//lint:ignore U1000 used from assembly (normal_rows_amd64.s)
 	tailInts = [2][4]int32{{9, 9, 9, 9}, {tailTerms, tailTerms, tailTerms, tailTerms}}
 )
 

@@ -308,12 +308,6 @@ func (s Spec) Check() error {
 	return nil
 }
 
-// Outcome is the former name of TaskOutput.
-//
-// Deprecated: use TaskOutput. The alias stays until the last user outside
-// this module's reviewed packages (bench/taskprof) has moved.
-type Outcome = TaskOutput
-
 // StreamID returns the ID that names the spec's random streams: Streams,
 // or ID when it is unset.
 func (s Spec) StreamID() string {

@@ -39,11 +39,11 @@ const (
 //     about one proposal and involve no Φ evaluations.
 //
 // Normal and exponential variates come from this package's ziggurat
-// (stdNormal, stdExp), not rng.NormFloat64 and rng.ExpFloat64. A NaN a
+// (zigNorm, zigExp), not rng.NormFloat64 and rng.ExpFloat64. A NaN a
 // gives NaN. It does not allocate.
 func StdNormalAbove(rng *rand.Rand, a float64) float64 {
-	// The ziggurat fast paths of stdNormal and stdExp are written out in
-	// the loops (the calls are not inlined and would double the cost).
+	// The ziggurat fast paths (as in stdNormal) are written out in the
+	// loops (the calls are not inlined and would double the cost).
 	nt, et := &zigNorm, &zigExp
 	switch {
 	case a <= mixtureMin:

@@ -161,16 +161,6 @@ func normalSlow(rng *rand.Rand, j int32, i uint64) float64 {
 	}
 }
 
-// stdExp returns a draw of Exp(1).
-func stdExp(rng *rand.Rand) float64 {
-	u := rng.Uint64()
-	j, i := uint32(u), u>>32&(zigLayers-1)
-	if j < zigExp.k[i] {
-		return float64(j) * zigExp.w[i]
-	}
-	return expSlow(rng, j, i)
-}
-
 // expSlow finishes an exponential draw outside the inner part of its
 // layer: the tail beyond r is r + Exp(1) (memorylessness), a wedge point is
 // accepted under the curve, and otherwise a new point is drawn.

@@ -107,3 +107,13 @@ func TestZigguratDistribution(t *testing.T) {
 		}
 	}
 }
+
+// stdExp returns a draw of Exp(1).
+func stdExp(rng *rand.Rand) float64 {
+	u := rng.Uint64()
+	j, i := uint32(u), u>>32&(zigLayers-1)
+	if j < zigExp.k[i] {
+		return float64(j) * zigExp.w[i]
+	}
+	return expSlow(rng, j, i)
+}

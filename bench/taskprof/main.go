@@ -129,7 +129,7 @@ func run(id string, quick bool, points string, trials int, profile string, sets 
 	fmt.Printf("experiment %s, seed 0, GOMAXPROCS=%d, settings: %s\n", spec.ID, runtime.GOMAXPROCS(0), strings.Join(sets, " "))
 	fmt.Printf("setup (data, reference posterior): wall %s, CPU %s\n", round(setupWall), round(setupCPU))
 	var totalWall, totalCPU time.Duration
-	var out runner.Outcome
+	var out runner.TaskOutput
 	for _, point := range idx {
 		for trial := range trials {
 			task := runner.Task{Params: v, X: xs[point], Point: point, Trial: trial, Shared: shared, Ctx: ctx}
@@ -173,7 +173,7 @@ func run(id string, quick bool, points string, trials int, profile string, sets 
 }
 
 // fits prints each WVCMC run's iterations, evaluations and status.
-func fits(out runner.Outcome) {
+func fits(out runner.TaskOutput) {
 	names := make([]string, 0, len(out.Info))
 	for n, info := range out.Info {
 		if _, ok := info["iterations"]; ok {

@@ -193,7 +193,7 @@ func TestFaultInjectionKillResumeShardMerge(t *testing.T) {
 
 		// The printed command resumes; two SIGTERMs stop it at once.
 		p = startWCMC(t, bin, nil, strings.Fields(want)[1:]...)
-		saved = faultWaitRecords(t, p, journal, saved+3)
+		faultWaitRecords(t, p, journal, saved+3)
 		p.cmd.Process.Signal(syscall.SIGTERM)
 		p.cmd.Process.Signal(syscall.SIGTERM)
 		if code := p.wait(t); code == 0 || !strings.Contains(p.stderr.String(), "resume with:\n  "+want) {

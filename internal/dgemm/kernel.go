@@ -43,11 +43,3 @@ func tileGo(kb int, a, b, c []float64, ldc int, accumulate bool) {
 		}
 	}
 }
-
-// checkTile panics unless the slices hold what a kernel reads and writes;
-// the assembly kernels trust their arguments.
-func checkTile(k kernel, kb int, a, b, c []float64, ldc int) {
-	if kb < 1 || len(a) < kb*k.mr || len(b) < kb*k.nr || ldc < k.nr || len(c) < (k.mr-1)*ldc+k.nr {
-		panic("dgemm: kernel called with slices too short for its tile")
-	}
-}

@@ -28,6 +28,14 @@ func init() {
 	}
 }
 
+// checkTile panics unless the slices hold what a kernel reads and writes;
+// the assembly kernels trust their arguments.
+func checkTile(k kernel, kb int, a, b, c []float64, ldc int) {
+	if kb < 1 || len(a) < kb*k.mr || len(b) < kb*k.nr || ldc < k.nr || len(c) < (k.mr-1)*ldc+k.nr {
+		panic("dgemm: kernel called with slices too short for its tile")
+	}
+}
+
 var (
 	hasAVX512 = cpu.X86.HasAVX512F
 	hasAVX2   = cpu.X86.HasAVX && cpu.X86.HasAVX2 && cpu.X86.HasFMA

@@ -62,19 +62,6 @@ type Table struct {
 	Rows  []Row
 }
 
-// Share returns the fraction of the total spent in stage (0 if none).
-func (t Table) Share(stage string) float64 {
-	if t.Total == 0 {
-		return 0
-	}
-	for _, r := range t.Rows {
-		if r.Stage == stage {
-			return r.Seconds / t.Total
-		}
-	}
-	return 0
-}
-
 // Attribute sums the CPU time of p's samples by stage.
 func Attribute(p *profile.Profile) (Table, error) {
 	vi := -1

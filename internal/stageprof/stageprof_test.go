@@ -87,9 +87,6 @@ func TestAttribute(t *testing.T) {
 			t.Errorf("rows not sorted: %v", tab.Rows)
 		}
 	}
-	if got := tab.Share("wvcmc noma/newton"); math.Abs(got-5/15.75) > 1e-12 {
-		t.Errorf("share %v", got)
-	}
 	if _, err := Attribute(&profile.Profile{SampleType: []*profile.ValueType{{Type: "alloc_space", Unit: "bytes"}}}); err == nil {
 		t.Error("an allocation profile was attributed as CPU")
 	}

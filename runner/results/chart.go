@@ -99,17 +99,6 @@ var protocolNames = map[scheme.Protocol]string{
 	scheme.Default:   "default",
 }
 
-// ProtocolDescription says what a protocol does, in a sentence's words.
-func ProtocolDescription(p scheme.Protocol) string {
-	switch p {
-	case scheme.Paper:
-		return "the paper's SGD (its step η and t_m iterations, no holdout)"
-	case scheme.Converged:
-		return "an optimiser run to a stationary point of the in-sample objective (no holdout)"
-	}
-	return "the experiment's optimiser setting (L-BFGS with held-out early stopping unless changed)"
-}
-
 // SchemeLabel returns the name of a result's scheme as the paper writes it,
 // with the protocol of a variational scheme run under one other than the
 // default: "wgcmc-oma" → "WGCMC-OMA", "wvcmc-oma.paper" → "WVCMC-OMA (paper
