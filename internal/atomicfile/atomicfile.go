@@ -35,10 +35,10 @@ func Write(path string, write func(io.Writer) error) (err error) {
 		}
 	}()
 	if err = write(p.File); err != nil {
-		return err
+		return p.named(err)
 	}
 	if err = p.Close(); err != nil {
-		return err
+		return p.named(err)
 	}
 	return p.Commit()
 }
@@ -138,6 +138,27 @@ func (p *Pending) Commit() error {
 	return nil
 }
 
+// named returns err, an error of writing the temporary file, with the
+// temporary file's name, which Abort removes, replaced by Path in its
+// message: "write DIR/.NAME.tmp123: file too large" becomes "write
+// DIR/NAME: file too large". It wraps err.
+func (p *Pending) named(err error) error {
+	msg := err.Error()
+	if !strings.Contains(msg, p.Name()) {
+		return err
+	}
+	return &renamedError{strings.ReplaceAll(msg, p.Name(), p.Path), err}
+}
+
+// renamedError is an error with another message.
+type renamedError struct {
+	msg string
+	err error
+}
+
+func (e *renamedError) Error() string { return e.msg }
+func (e *renamedError) Unwrap() error { return e.err }
+
 // Abort closes and removes the temporary file.
 func (p *Pending) Abort() {
 	if !p.closed {
@@ -214,11 +235,11 @@ func (s *Set) Add(path string, write func(io.Writer) error) error {
 	s.files = append(s.files, p)
 	if err := write(p.File); err != nil {
 		s.Abort()
-		return err
+		return p.named(err)
 	}
 	if err := p.Close(); err != nil {
 		s.Abort()
-		return err
+		return p.named(err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package atomicfile
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -29,6 +30,28 @@ func TestWrite(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Fatalf("%d files left in the directory", len(entries))
+	}
+}
+
+// TestWriteErrorNamesTheFile: an error of writing the temporary file (a
+// full disk, a file size limit) names the file being written, not the
+// temporary file, which is removed; for Write and Set.Add alike.
+func TestWriteErrorNamesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.png")
+	failing := func(w io.Writer) error {
+		w.(*os.File).Close() // the next write fails with an *fs.PathError naming the open file
+		_, err := io.WriteString(w, "pixels")
+		return fmt.Errorf("png: %w", err)
+	}
+	var set Set
+	for name, err := range map[string]error{"Write": Write(path, failing), "Set.Add": set.Add(path, failing)} {
+		if err == nil || !strings.Contains(err.Error(), "png: write "+path+": ") || strings.Contains(err.Error(), ".tmp") || !errors.Is(err, os.ErrClosed) {
+			t.Errorf("%s: error %q, want it to name %s and no temporary file, and to wrap the write's error", name, err, path)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("files left: %v", entries)
 	}
 }
 
