@@ -168,9 +168,10 @@ func Run(ctx context.Context, spec runner.Spec, opts Options) (*runner.Result, e
 // open prepares dir to journal the tasks keys of shard s of the plan's
 // run and returns the journal, ready to append, the run's identity as
 // written or read, the records already in it and the run's start time. It
-// first removes the temporary files that a killed process left while
-// writing the run's files (the journal's lock makes this process their
-// only writer).
+// first finishes the commit of the run's final files that a killed process
+// left half done (atomicfile.Recover) and removes the temporary files that
+// a killed process left while writing the run's files (the journal's lock
+// makes this process their only writer).
 //
 // A journal or identity that is a symbolic link is refused
 // (atomicfile.ErrLink): nothing is written through it.
@@ -231,7 +232,15 @@ func open(p *runner.Plan, dir string, s runner.Shard, keys []runner.TaskKey, opt
 		return fail(fmt.Errorf("%s is in use by another wcmc process (%v); give each run its own --out directory", jpath, err))
 	}
 	locked = true
-	stale, err := atomicfile.RemoveStale(dir, func(name string) bool { return strings.HasPrefix(name, p.Spec.ID+".") })
+	ours := func(name string) bool { return strings.HasPrefix(name, p.Spec.ID+".") }
+	finished, err := atomicfile.Recover(dir, ours)
+	if len(finished) > 0 {
+		say("put %d files in %s in place: a process killed between the renames of the run's final files had left them under temporary names", len(finished), dir)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	stale, err := atomicfile.RemoveStale(dir, ours)
 	if err != nil {
 		return fail(fmt.Errorf("removing the temporary files of an earlier, killed run: %w", err))
 	}
