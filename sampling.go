@@ -54,6 +54,11 @@ type Sampling struct {
 	Chains int
 	// Thin keeps every Thin-th transition after burn-in; zero means 1.
 	Thin int
+	// Progress, if not nil, is told of the chains' advance: it is called
+	// with the transitions made so far and their total over all chains
+	// (sampler.RunChains), the calls serialised, done increasing to total.
+	// It only observes: the draws are the same with or without it.
+	Progress func(done, total int)
 }
 
 // check validates s and returns the prior variance, sampler and number of
@@ -165,8 +170,8 @@ type labelled struct {
 	label string
 }
 
-func (l labelled) Run(rng *rand.Rand, dst *mat.Dense, infos []sampler.Info, burnin, thin int) (sampler.Stats, error) {
-	st, err := l.Runner.Run(rng, dst, infos, burnin, thin)
+func (l labelled) Run(rng *rand.Rand, dst *mat.Dense, infos []sampler.Info, burnin, thin int, progress sampler.Progress) (sampler.Stats, error) {
+	st, err := l.Runner.Run(rng, dst, infos, burnin, thin, progress)
 	if err != nil && l.label != "" {
 		err = fmt.Errorf("%s: %w", l.label, err)
 	}
@@ -187,7 +192,7 @@ func runJobs(jobs []job, s Sampling) ([]*Draws, error) {
 		dst = append(dst, j.dst...)
 		infos = append(infos, j.infos...)
 	}
-	stats, err := sampler.RunChains(rngs, chains, dst, infos, s.BurnIn, s.Thin)
+	stats, err := sampler.RunChains(rngs, chains, dst, infos, s.BurnIn, s.Thin, s.Progress)
 	if err != nil {
 		return nil, errors.Unwrap(err) // the chains name themselves
 	}

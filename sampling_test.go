@@ -123,6 +123,24 @@ func TestPosteriorChains(t *testing.T) {
 	if !equalBits(pooled, d.Pooled()) {
 		t.Error("Posterior differs from PosteriorChains pooled")
 	}
+
+	// Sampling.Progress sees the transitions of both chains, done
+	// increasing to the total, and changes no draw.
+	var last, calls int
+	s.Progress = func(done, total int) {
+		if want := 2 * (100 + 2*200); total != want || done <= last {
+			t.Errorf("progress %d/%d after %d: want done increasing, total %d", done, total, last, want)
+		}
+		last = done
+		calls++
+	}
+	watched, err := wcmc.Posterior(data, s, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equalBits(watched, pooled) || last != 1000 || calls < 1000/sampler.ProgressEvery {
+		t.Errorf("with Progress: same draws %v, last report %d of 1000 after %d calls", equalBits(watched, pooled), last, calls)
+	}
 }
 
 func TestSamplingErrors(t *testing.T) {

@@ -53,49 +53,12 @@ func ReadIDX(r io.Reader, name string) (*IDX, error) {
 		return nil, err
 	}
 	defer in.Close()
-	wrap := func(err error) error {
-		if gz {
-			return fmt.Errorf("idx %s: corrupt or truncated gzip stream: %w", name, err)
-		}
-		return fmt.Errorf("idx %s: read error: %w", name, err)
+	wrap := readError(name, gz)
+	dims, total, err := readIDXHeader(in, name, wrap)
+	if err != nil {
+		return nil, err
 	}
-
-	var head [4]byte
-	if n, err := io.ReadFull(in, head[:]); err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("idx %s: truncated header: expected 4 magic bytes, got %d", name, n)
-		}
-		return nil, wrap(err)
-	}
-	magic := binary.BigEndian.Uint32(head[:])
-	var ndim int
-	switch magic {
-	case idxMagicLabels:
-		ndim = 1
-	case idxMagicImages:
-		ndim = 3
-	default:
-		return nil, fmt.Errorf("idx %s: bad magic number 0x%08x, want 0x%08x (idx1-ubyte labels) or 0x%08x (idx3-ubyte images)", name, magic, idxMagicLabels, idxMagicImages)
-	}
-	hdr := make([]byte, 4*ndim)
-	if n, err := io.ReadFull(in, hdr); err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("idx %s: truncated header: expected %d dimension bytes after the magic number, got %d", name, len(hdr), n)
-		}
-		return nil, wrap(err)
-	}
-	headerLen := int64(4 + len(hdr))
-	dims := make([]int, ndim)
-	total := int64(1)
-	for i := range dims {
-		dims[i] = int(binary.BigEndian.Uint32(hdr[4*i:]))
-	}
-	for _, d := range dims {
-		total *= int64(d) // ≤ 2^31·2^32 < 2^63 before the check below
-		if total > MaxIDXBytes {
-			return nil, fmt.Errorf("idx %s: absurd dimensions %v: more than the limit of %d data bytes", name, dims, int64(MaxIDXBytes))
-		}
-	}
+	headerLen := int64(4 + 4*len(dims))
 	if err := memlimit.Check(fmt.Sprintf("idx %s: dimensions %v", name, dims), float64(total)); err != nil {
 		return nil, err
 	}
@@ -148,6 +111,78 @@ func ReadIDXFile(path string) (*IDX, error) {
 	return ReadIDX(f, path)
 }
 
+// ReadIDXHeader returns the dimensions declared by the header of the IDX
+// file at path, plain or gzip-compressed, reading (and inflating) only the
+// header: the size of the data can be checked before any of it is read.
+// Errors are those of ReadIDX for the magic number and the header.
+func ReadIDXHeader(path string) ([]int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	in, gz, err := decompressed(bufio.NewReader(f), path)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	dims, _, err := readIDXHeader(in, path, readError(path, gz))
+	return dims, err
+}
+
+// readError returns the function that reports a read error of the IDX
+// stream name, gzip-compressed when gz is set.
+func readError(name string, gz bool) func(error) error {
+	return func(err error) error {
+		if gz {
+			return fmt.Errorf("idx %s: corrupt or truncated gzip stream: %w", name, err)
+		}
+		return fmt.Errorf("idx %s: read error: %w", name, err)
+	}
+}
+
+// readIDXHeader reads the magic number and the dimensions of an IDX
+// stream and returns the dimensions and the data bytes they declare, at
+// most MaxIDXBytes. wrap turns a read error into the reported one.
+func readIDXHeader(in io.Reader, name string, wrap func(error) error) ([]int, int64, error) {
+	var head [4]byte
+	if n, err := io.ReadFull(in, head[:]); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, 0, fmt.Errorf("idx %s: truncated header: expected 4 magic bytes, got %d", name, n)
+		}
+		return nil, 0, wrap(err)
+	}
+	magic := binary.BigEndian.Uint32(head[:])
+	var ndim int
+	switch magic {
+	case idxMagicLabels:
+		ndim = 1
+	case idxMagicImages:
+		ndim = 3
+	default:
+		return nil, 0, fmt.Errorf("idx %s: bad magic number 0x%08x, want 0x%08x (idx1-ubyte labels) or 0x%08x (idx3-ubyte images)", name, magic, idxMagicLabels, idxMagicImages)
+	}
+	hdr := make([]byte, 4*ndim)
+	if n, err := io.ReadFull(in, hdr); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, 0, fmt.Errorf("idx %s: truncated header: expected %d dimension bytes after the magic number, got %d", name, len(hdr), n)
+		}
+		return nil, 0, wrap(err)
+	}
+	dims := make([]int, ndim)
+	total := int64(1)
+	for i := range dims {
+		dims[i] = int(binary.BigEndian.Uint32(hdr[4*i:]))
+	}
+	for _, d := range dims {
+		total *= int64(d) // ≤ 2^31·2^32 < 2^63 before the check below
+		if total > MaxIDXBytes {
+			return nil, 0, fmt.Errorf("idx %s: absurd dimensions %v: more than the limit of %d data bytes", name, dims, int64(MaxIDXBytes))
+		}
+	}
+	return dims, total, nil
+}
+
 // streamRemaining reports how many bytes r still holds, when r can tell.
 func streamRemaining(r io.Reader) (int64, bool) {
 	switch v := r.(type) {
@@ -174,11 +209,16 @@ const MNISTSide = 28
 // whose images are not MNIST's MNISTSide×MNISTSide pixels: other IDX
 // images are not MNIST, whatever the file is called.
 func CheckMNISTImages(img *IDX, name string) error {
-	if len(img.Dims) != 3 {
+	return checkMNISTDims(img.Dims, name)
+}
+
+// checkMNISTDims is CheckMNISTImages for the dimensions of an IDX file.
+func checkMNISTDims(dims []int, name string) error {
+	if len(dims) != 3 {
 		return fmt.Errorf("mnist: %s holds labels (idx1), want images (idx3-ubyte)", name)
 	}
-	if img.Dims[1] != MNISTSide || img.Dims[2] != MNISTSide {
-		return fmt.Errorf("mnist: %s holds %d×%d images, but MNIST images are %d×%d: not an MNIST file", name, img.Dims[1], img.Dims[2], MNISTSide, MNISTSide)
+	if dims[1] != MNISTSide || dims[2] != MNISTSide {
+		return fmt.Errorf("mnist: %s holds %d×%d images, but MNIST images are %d×%d: not an MNIST file", name, dims[1], dims[2], MNISTSide, MNISTSide)
 	}
 	return nil
 }

@@ -2,6 +2,8 @@ package dataset
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -31,5 +33,51 @@ func TestReadIDXMemoryLimit(t *testing.T) {
 	t.Setenv(memlimit.Env, "64M")
 	if s, err := selectClasses(img, lab, 0, 1, "img", "lab"); err != nil || s.Len() != n {
 		t.Errorf("under 64 MiB: %d rows, %v", s.Len(), err)
+	}
+}
+
+// TestLoadMNISTRefusesFromHeaders: an image file whose header declares
+// 2,700,000 images (2 GiB once inflated, under MaxIDXBytes and under the
+// limit for the bytes alone) is refused from its header and the labels,
+// before any image is read: the file holds no image data, so reading it
+// would report truncation instead. The error names the file and the sizes.
+func TestLoadMNISTRefusesFromHeaders(t *testing.T) {
+	t.Setenv(memlimit.Env, "4G")
+	const n = 2_700_000
+	labels := make([]byte, n)
+	for i := range labels {
+		labels[i] = byte(i % 2)
+	}
+	huge := gzipBytes(encodeIDX([]int{n, MNISTSide, MNISTSide}, nil))
+	hugeLabels := gzipBytes(encodeIDX([]int{n}, labels))
+	for _, tc := range []struct {
+		split       string
+		images, lab string
+		pca         int
+		want        []string
+	}{
+		{SplitT10k, MNISTTestImages + ".gz", MNISTTestLabels, 0, []string{"these as float64 needs about"}},
+		{SplitFull, MNISTTrainImages, MNISTTrainLabels + ".gz", 30, []string{"these as float64 with a 30-component PCA needs about"}},
+	} {
+		dir := t.TempDir()
+		writeFakeMNIST(t, dir, []byte{0, 1, 1}, []byte{1, 0})
+		for name, b := range map[string][]byte{tc.images: huge, tc.lab: hugeLabels} {
+			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, _, err := LoadMNISTFeatures(dir, 0, 1, tc.split, tc.pca, false)
+		errorMentions(t, tc.split, err, append(tc.want, filepath.Join(dir, tc.images)+" declares 2700000 images of 28×28 pixels (1.97 GiB once inflated), 2700000 of them digits 0 or 1",
+			"more than the 4 GiB available")...)
+		if err != nil && strings.Contains(err.Error(), "truncated") {
+			t.Errorf("%s: image data read before the refusal: %v", tc.split, err)
+		}
+
+		// Labels that disagree with the header are refused before too.
+		if err := os.WriteFile(filepath.Join(dir, tc.lab), encodeIDX([]int{3}, []byte{0, 1, 1}), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = LoadMNISTFeatures(dir, 0, 1, tc.split, tc.pca, false)
+		errorMentions(t, tc.split+" labels", err, "has 2700000 images but", "has 3 labels")
 	}
 }

@@ -52,6 +52,14 @@ const mnistHoldOutEvery = 5
 // image/label count mismatch, or a label outside 0…9 is an error naming
 // the file.
 func LoadMNIST(dir string, classA, classB int, split string) (train, test Set, err error) {
+	return loadMNIST(dir, classA, classB, split, 0)
+}
+
+// loadMNIST is LoadMNIST, its memory check counting a pcaDim-component PCA
+// of the training images when pcaDim > 0. The image files' headers and
+// the label files are read first, so that images whose float64 matrix
+// cannot fit are refused before any of them is inflated or allocated.
+func loadMNIST(dir string, classA, classB int, split string, pcaDim int) (train, test Set, err error) {
 	names, err := mnistFiles(classA, classB, split)
 	if err != nil {
 		return Set{}, Set{}, err
@@ -60,7 +68,19 @@ func LoadMNIST(dir string, classA, classB int, split string) (train, test Set, e
 	if err != nil {
 		return Set{}, Set{}, err
 	}
-	testAll, err := loadMNISTPair(paths[MNISTTestImages], paths[MNISTTestLabels], classA, classB)
+	pairs := []*mnistPair{{img: paths[MNISTTestImages], lab: paths[MNISTTestLabels]}}
+	if split == SplitFull {
+		pairs = append(pairs, &mnistPair{img: paths[MNISTTrainImages], lab: paths[MNISTTrainLabels]})
+	}
+	for _, p := range pairs {
+		if err := p.scan(classA, classB); err != nil {
+			return Set{}, Set{}, err
+		}
+	}
+	if err := checkMNISTMemory(pairs, classA, classB, pcaDim); err != nil {
+		return Set{}, Set{}, err
+	}
+	testAll, err := pairs[0].load(classA, classB)
 	if err != nil {
 		return Set{}, Set{}, err
 	}
@@ -68,7 +88,7 @@ func LoadMNIST(dir string, classA, classB int, split string) (train, test Set, e
 		train, test = splitEveryNth(testAll, mnistHoldOutEvery)
 		return train, test, nil
 	}
-	train, err = loadMNISTPair(paths[MNISTTrainImages], paths[MNISTTrainLabels], classA, classB)
+	train, err = pairs[1].load(classA, classB)
 	if err != nil {
 		return Set{}, Set{}, err
 	}
@@ -88,7 +108,7 @@ func LoadMNISTFeatures(dir string, classA, classB int, split string, pcaDim int,
 	if pcaDim < 0 {
 		return Set{}, Set{}, fmt.Errorf("mnist: PCA dimension %d, want ≥ 0 (0 = raw pixels)", pcaDim)
 	}
-	if train, test, err = LoadMNIST(dir, classA, classB, split); err != nil {
+	if train, test, err = loadMNIST(dir, classA, classB, split, pcaDim); err != nil {
 		return Set{}, Set{}, err
 	}
 	if pcaDim > 0 {
@@ -199,20 +219,78 @@ func findMNISTFiles(dir string, names []string) (map[string]string, error) {
 	return paths, nil
 }
 
-// loadMNISTPair reads one images/labels file pair and selects two classes.
-func loadMNISTPair(imgPath, labPath string, classA, classB int) (Set, error) {
-	img, err := ReadIDXFile(imgPath)
+// mnistPair is an images/labels file pair: the dimensions declared by
+// the image file's header, and the labels with the rows of the two
+// classes, known before any image is read.
+type mnistPair struct {
+	img, lab string
+	dims     []int // images, rows, columns
+	labels   *IDX
+	keep     []int
+}
+
+// scan reads the header of the image file and the label file, and checks
+// that they are MNIST images and labels of the same count.
+func (p *mnistPair) scan(classA, classB int) error {
+	dims, err := ReadIDXHeader(p.img)
+	if err != nil {
+		return err
+	}
+	if err := checkMNISTDims(dims, p.img); err != nil {
+		return err
+	}
+	labDims, err := ReadIDXHeader(p.lab)
+	if err != nil {
+		return err
+	}
+	if len(labDims) != 1 {
+		return fmt.Errorf("mnist: %s holds images (idx3), want labels (idx1-ubyte)", p.lab)
+	}
+	if dims[0] != labDims[0] {
+		return fmt.Errorf("mnist: %s has %d images but %s has %d labels", p.img, dims[0], p.lab, labDims[0])
+	}
+	if p.labels, err = readMNISTLabels(p.lab); err != nil {
+		return err
+	}
+	p.dims = dims
+	p.keep, err = classRows(p.labels, classA, classB, p.lab)
+	return err
+}
+
+// load reads the images of a scanned pair and selects the two classes.
+func (p *mnistPair) load(classA, classB int) (Set, error) {
+	img, err := ReadIDXFile(p.img)
 	if err != nil {
 		return Set{}, err
 	}
-	if err := CheckMNISTImages(img, imgPath); err != nil {
+	if err := CheckMNISTImages(img, p.img); err != nil {
 		return Set{}, err
 	}
-	lab, err := readMNISTLabels(labPath)
-	if err != nil {
-		return Set{}, err
+	return selectClasses(img, p.labels, classA, classB, p.img, p.lab)
+}
+
+// checkMNISTMemory refuses scanned pairs whose images need more memory
+// than memlimit allows: their pixels as read, the images of the two
+// classes as float64 and, when pcaDim > 0, the PCA of the training images
+// (the last pair), for which gonum's stat.PC centres a copy of them, its
+// thin SVD copies that again and returns U of the same size.
+func checkMNISTMemory(pairs []*mnistPair, classA, classB, pcaDim int) error {
+	var need float64
+	var files []string
+	for _, p := range pairs {
+		n, px := p.dims[0], p.dims[1]*p.dims[2]
+		need += float64(n)*float64(px) + memlimit.Floats(len(p.keep), px+1)
+		files = append(files, fmt.Sprintf("%s declares %d images of %d×%d pixels (%s once inflated), %d of them digits %d or %d",
+			p.img, n, p.dims[1], p.dims[2], memlimit.Format(float64(n)*float64(px)), len(p.keep), classA, classB))
 	}
-	return selectClasses(img, lab, classA, classB, imgPath, labPath)
+	what := "mnist: " + strings.Join(files, "; ") + "; these as float64"
+	if pcaDim > 0 {
+		train := pairs[len(pairs)-1]
+		px := train.dims[1] * train.dims[2]
+		need += 3*memlimit.Floats(len(train.keep), px) + 2*memlimit.Floats(px, px)
+		what += fmt.Sprintf(" with a %d-component PCA", pcaDim)
+	}
+	return memlimit.Check(what, need)
 }
 
 // selectClasses keeps the images of digits classA (label 0) and classB

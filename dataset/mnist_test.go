@@ -55,7 +55,11 @@ func realMNISTDir(t *testing.T) string {
 // mnistZeroOne is the 2115 t10k digits 0 (label 0) and 1 (label 1), read once.
 var mnistZeroOne = sync.OnceValues(func() (Set, error) {
 	dir := realMNIST()
-	return loadMNISTPair(filepath.Join(dir, MNISTTestImages+".gz"), filepath.Join(dir, MNISTTestLabels+".gz"), 0, 1)
+	p := &mnistPair{img: filepath.Join(dir, MNISTTestImages+".gz"), lab: filepath.Join(dir, MNISTTestLabels+".gz")}
+	if err := p.scan(0, 1); err != nil {
+		return Set{}, err
+	}
+	return p.load(0, 1)
 })
 
 func countLabels(v []float64) (zeros, ones int) {

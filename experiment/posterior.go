@@ -202,7 +202,7 @@ func (s *chainSet) run(n, d, burnin int) (draws []*mat.Dense, chains [][]*mat.De
 		views := interleaved(m, s.chains)
 		draws, chains, dst = append(draws, m), append(chains, views), append(dst, views...)
 	}
-	if _, err := sampler.RunChains(s.rngs, s.runners, dst, nil, burnin, 1); err != nil {
+	if _, err := sampler.RunChains(s.rngs, s.runners, dst, nil, burnin, 1, nil); err != nil {
 		return nil, nil, errors.Unwrap(err) // the chains name themselves
 	}
 	return draws, chains, nil
@@ -232,8 +232,8 @@ type namedChain struct {
 	name string
 }
 
-func (c namedChain) Run(rng *rand.Rand, dst *mat.Dense, infos []sampler.Info, burnin, thin int) (sampler.Stats, error) {
-	st, err := c.Runner.Run(rng, dst, infos, burnin, thin)
+func (c namedChain) Run(rng *rand.Rand, dst *mat.Dense, infos []sampler.Info, burnin, thin int, progress sampler.Progress) (sampler.Stats, error) {
+	st, err := c.Runner.Run(rng, dst, infos, burnin, thin, progress)
 	if err != nil {
 		err = fmt.Errorf("%s: %w", c.name, err)
 	}

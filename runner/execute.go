@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/wcmc-project/wcmc/internal/progress"
 )
 
 // RunTask runs one task with its derived rng and checks that the rows,
@@ -191,8 +193,8 @@ func (p *Plan) Execute(ctx context.Context, shared any, keys []TaskKey, opts Opt
 	}()
 	go func() { wg.Wait(); close(finished) }()
 
-	prog := newProgress(opts.Progress, p.Spec.ID, len(keys))
-	ticker := time.NewTicker(prog.every())
+	prog := progress.New(opts.Progress, p.Spec.ID, "task", len(keys))
+	ticker := time.NewTicker(prog.Every())
 	defer ticker.Stop()
 	results := make([]TaskResult, len(keys))
 	var firstErr error
@@ -219,7 +221,7 @@ func (p *Plan) Execute(ctx context.Context, shared any, keys []TaskKey, opts Opt
 			// that a resumed run need not redo.
 			for j, i := range units[d.u] {
 				results[i] = d.res[j]
-				prog.done++
+				prog.Add(1)
 				if opts.OnTask != nil && !recordFailed {
 					if err := opts.OnTask(d.res[j]); err != nil {
 						recordFailed = true
@@ -228,18 +230,18 @@ func (p *Plan) Execute(ctx context.Context, shared any, keys []TaskKey, opts Opt
 				}
 			}
 		case <-ticker.C:
-			prog.tick()
+			prog.Tick()
 		}
 	}
 	if err := parent.Err(); err != nil {
-		prog.stop()
+		prog.Stop()
 		return nil, err // a cancelled run, not the task errors it caused
 	}
 	if firstErr != nil {
-		prog.stop()
+		prog.Stop()
 		return nil, firstErr
 	}
-	prog.finish()
+	prog.Finish()
 	return results, nil
 }
 

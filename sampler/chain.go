@@ -19,11 +19,11 @@ type Chain interface {
 // Runner is a chain driven by Run — a kernel bound to its state, with its
 // own adaptation — that also thins and reports its statistics: burnin
 // transitions, then thin per row of dst; infos, if not nil, receives the
-// Info of the step that made each row (Schedule.Infos). Gibbs and HMC are
-// runners.
+// Info of the step that made each row (Schedule.Infos), and progress, if
+// not nil, the advance (Schedule.Progress). Gibbs and HMC are runners.
 type Runner interface {
 	Chain
-	Run(rng *rand.Rand, dst *mat.Dense, infos []Info, burnin, thin int) (Stats, error)
+	Run(rng *rand.Rand, dst *mat.Dense, infos []Info, burnin, thin int, progress Progress) (Stats, error)
 	// Position returns the current θ (a view, not to be modified).
 	Position() []float64
 }
@@ -44,12 +44,33 @@ func SampleChains(rngs []*rand.Rand, chains []Chain, dst []*mat.Dense, burnin in
 // for every k in parallel, as SampleChains does, and returns the chains'
 // statistics: the result does not depend on the number of cores. infos is
 // nil (no per-draw infos) or holds one slice per chain.
-func RunChains(rngs []*rand.Rand, chains []Runner, dst []*mat.Dense, infos [][]Info, burnin, thin int) ([]Stats, error) {
+//
+// report, if not nil, is called with the transitions made by all chains
+// so far and their total, Σ_k (burnin + thin·rows of dst[k]), at least
+// every ProgressEvery transitions of a chain: the calls are serialised,
+// done increases and the last call (of a run without error) has done =
+// total. It only observes: the draws do not depend on it.
+func RunChains(rngs []*rand.Rand, chains []Runner, dst []*mat.Dense, infos [][]Info, burnin, thin int, report func(done, total int)) ([]Stats, error) {
 	if err := checkChains(rngs, chains, dst); err != nil {
 		return nil, err
 	}
 	if infos != nil && len(infos) != len(chains) {
 		return nil, fmt.Errorf("sampler: %d info outputs for %d chains", len(infos), len(chains))
+	}
+	var progress Progress
+	if report != nil {
+		total := 0
+		for _, m := range dst {
+			total += burnin + max(1, thin)*m.RawMatrix().Rows
+		}
+		var mu sync.Mutex
+		done := 0
+		progress = func(steps int) {
+			mu.Lock()
+			defer mu.Unlock()
+			done += steps
+			report(done, total)
+		}
 	}
 	stats := make([]Stats, len(chains))
 	err := parallel(len(chains), "chain", func(k int) error {
@@ -58,7 +79,7 @@ func RunChains(rngs []*rand.Rand, chains []Runner, dst []*mat.Dense, infos [][]I
 			in = infos[k]
 		}
 		var err error
-		stats[k], err = chains[k].Run(rngs[k], dst[k], in, burnin, thin)
+		stats[k], err = chains[k].Run(rngs[k], dst[k], in, burnin, thin, progress)
 		return err
 	})
 	if err != nil {

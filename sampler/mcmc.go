@@ -86,7 +86,19 @@ type Schedule struct {
 	// draw: Infos[i] for row i of the output (with thinning, the last of
 	// its Thin steps). It must have at least as many entries as rows.
 	Infos []Info
+	// Progress, if not nil, is told of the steps made (see Progress).
+	Progress Progress
 }
+
+// Progress is told of a chain's advance: the driver Run calls it with the
+// number of steps made since its last call, every ProgressEvery steps
+// (burn-in included) and after the last step, so that the counts sum to
+// the steps made. It only observes: the draws do not depend on it.
+type Progress func(steps int)
+
+// ProgressEvery is the number of steps between two calls of a
+// Schedule's Progress.
+const ProgressEvery = 64
 
 // Stats summarises the steps of one chain after burn-in: the sampler
 // statistics saved with the samples.
@@ -181,6 +193,9 @@ func Run[S State](rng *rand.Rand, k Kernel[S], s S, sch Schedule, dst *mat.Dense
 		}
 		if sch.After != nil {
 			sch.After(t, info)
+		}
+		if sch.Progress != nil && ((t+1)%ProgressEvery == 0 || t+1 == total) {
+			sch.Progress(t%ProgressEvery + 1)
 		}
 	}
 	st.Draws = rows

@@ -118,7 +118,7 @@ func TestFaultSchedule(t *testing.T) {
 		// The final files are all written under temporary names before any
 		// is renamed into place: a kill between the renames leaves those
 		// not yet renamed and the backups of those replaced, which the next
-		// run removes.
+		// run puts in place and removes.
 		finalWrite := before > 0 && (event == atomicfile.KillFileRename || event == atomicfile.KillFileDone)
 		if finalWrite && temps <= 2*len(finals) {
 			wantTemps = temps

@@ -7,12 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/wcmc-project/wcmc/experiment"
+	"github.com/wcmc-project/wcmc/internal/atomicfile"
 )
 
 // Fault injection on the real binary: a gauss-snr sweep (quick settings,
@@ -307,4 +309,36 @@ func TestStepStopsOnSignal(t *testing.T) {
 		}
 	}
 	assertNoTemp(t, dir)
+}
+
+// TestRunKilledBetweenFinalRenames kills a run at its tenth file renamed
+// into place, in the middle of its final files (the journal's identity
+// takes at most the first two): the folder holds new and old files and
+// the commit record listing them. The resume finishes that commit before
+// anything else, says so, and ends with the files of an uninterrupted run
+// and nothing else.
+func TestRunKilledBetweenFinalRenames(t *testing.T) {
+	bin := faultBuild(t)
+	root := t.TempDir()
+	args := func(out string) []string { return []string{"run", "gauss-snr", "--quick", "--seed", "4", "--out", out} }
+	ref := filepath.Join(root, "ref")
+	faultMustSucceed(t, startWCMC(t, bin, nil, args(ref)...))
+	out := filepath.Join(root, "killed")
+	p := startWCMC(t, bin, []string{atomicfile.KillEnv + "=" + atomicfile.KillFileDone + ":10"}, args(out)...)
+	p.wait(t)
+	if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("wcmc was not killed at its tenth rename (%v)\n%s", p.cmd.ProcessState, p.stderr.String())
+	}
+	if records, _ := filepath.Glob(filepath.Join(out, ".*.commit")); len(records) != 1 {
+		t.Fatalf("commit records after the kill: %v, want one", records)
+	}
+	r := startWCMC(t, bin, nil, append(args(out), "--resume")...)
+	faultMustSucceed(t, r)
+	if !strings.Contains(r.stderr.String(), "files in "+out+" in place: a process killed between the renames") {
+		t.Errorf("the resume does not say it finished the commit:\n%s", r.stderr.String())
+	}
+	if got, want := faultDirNames(t, out), faultDirNames(t, ref); !slices.Equal(got, want) {
+		t.Errorf("files after the resume: %v, want those of the uninterrupted run: %v", got, want)
+	}
+	faultSameFiles(t, out, ref, "gauss-snr.csv", "gauss-snr.summary.csv")
 }

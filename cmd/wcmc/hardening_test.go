@@ -5,6 +5,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/wcmc-project/wcmc/internal/memlimit"
+	"github.com/wcmc-project/wcmc/runner"
 )
 
 // wantError fails unless err mentions every one of want.
@@ -226,4 +229,49 @@ func FuzzPartitionJSON(f *testing.F) {
 			t.Fatalf("accepted K = %d (--K %d given %v) from %q", k, flagK, given, data)
 		}
 	})
+}
+
+// TestRunFailureSaysWhatIsKept: a run stopped by an error names only files
+// that exist and says what to do. Every task failing (as when the journal
+// cannot be written at all, under ulimit -f) leaves nothing and says so,
+// rather than naming the removed journal; results that cannot be written
+// leave the journal, named with the command that writes them once the
+// cause is fixed.
+func TestRunFailureSaysWhatIsKept(t *testing.T) {
+	noSchedulerEnv(t)
+	failing := toySpecs()[0]
+	failing.Run = func(runner.Task) (runner.TaskOutput, error) { return runner.TaskOutput{}, errors.New("boom") }
+	out := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr bytes.Buffer
+	if code := execute(context.Background(), []runner.Spec{failing}, []string{"run", "toy", "--quick", "--workers", "1", "--out", out}, &stdout, &stderr); code == 0 ||
+		!strings.Contains(stderr.String(), "none of the 6 tasks finished: nothing was saved") || strings.Contains(stderr.String(), "journal") || strings.Contains(stderr.String(), "resume") {
+		t.Errorf("every task failing: exit %d, stderr %q; want that nothing was saved, naming no journal and no resume", code, stderr.String())
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("every task failing left %s: %v", out, err)
+	}
+
+	out = t.TempDir()
+	blocked := filepath.Join(out, "toy.csv")
+	if err := os.Mkdir(blocked, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCLI(t, "run", "toy", "--quick", "--out", out)
+	journal := filepath.Join(out, "toy.journal.jsonl")
+	resume := "wcmc run toy --quick --out " + out + " --resume"
+	for _, w := range []string{"no result file was written or changed", "the 6 finished tasks are kept in " + journal, "write the results with:\n  " + resume} {
+		if code == 0 || !strings.Contains(errOut, w) {
+			t.Errorf("results not writable: exit %d, stderr %q; want %q", code, errOut, w)
+		}
+	}
+	if _, err := os.Stat(journal); err != nil {
+		t.Errorf("the journal the message names: %v", err)
+	}
+	os.Remove(blocked)
+	if code, _, errOut := runCLI(t, strings.Fields(resume)[1:]...); code != 0 || !strings.Contains(errOut, "6 of 6 tasks done, 0 to run") {
+		t.Errorf("the command the message gives: exit %d, stderr %q", code, errOut)
+	}
+	if fi, err := os.Stat(blocked); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("after the resume, %s: %v", blocked, err)
+	}
 }

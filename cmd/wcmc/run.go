@@ -149,9 +149,12 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 				err = profileRun(profileDir, spec.ID, opts.Resume, compute, stderr)
 			}
 			var stopped *journal.Interrupted
+			var failed *journal.Failed
 			switch {
 			case errors.As(err, &stopped):
 				return fmt.Errorf("%v\nresume with:\n  %s", stopped, resume)
+			case errors.As(err, &failed) && failed.Done > 0:
+				return fmt.Errorf("%v\nonce the cause is fixed, resume with:\n  %s", err, resume)
 			case errors.Is(err, journal.ErrUnfinished):
 				return fmt.Errorf("%v\nresume with:\n  %s", err, resume)
 			case err != nil:
@@ -168,7 +171,8 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 			}
 			files, warns, err := results.WriteFilesWith(out, res, results.Options{Band: band})
 			if err != nil {
-				return err
+				return fmt.Errorf("%w\nno result file was written or changed; the %d finished tasks are kept in %s\nonce the cause is fixed, write the results with:\n  %s",
+					err, len(res.Tasks), journal.Path(out, spec.ID), resume)
 			}
 			if err := journal.Remove(out, spec.ID); err != nil {
 				fmt.Fprintf(stderr, "wcmc: the results are written, but the journal could not be removed: %v\n", err)

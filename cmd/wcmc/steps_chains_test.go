@@ -193,3 +193,42 @@ func TestGibbsWarningSuggestsHMC(t *testing.T) {
 		t.Errorf("one chain: %d×%d, want a 30×3 matrix", r, c)
 	}
 }
+
+// TestSamplingProgress: wcmc sample and wcmc posterior report the chains'
+// transitions on stderr as wcmc run reports its tasks, ending with the
+// total of all chains (3 × (burn-in 30 + 50 draws × thin 2) = 390); -q
+// silences them, and the samples are the same bytes either way.
+func TestSamplingProgress(t *testing.T) {
+	dir := t.TempDir()
+	flags := []string{"--S", "50", "--burnin", "30", "--chains", "3", "--thin", "2"}
+	for _, c := range []struct {
+		args []string
+		line string
+	}{
+		{[]string{"sample", "--shard", stepsData, "--K", "2", "--worker", "1"}, "worker 1: 390 transitions done in "},
+		{[]string{"posterior", "--data", stepsData}, "posterior: 390 transitions done in "},
+	} {
+		var files [2][]byte
+		for i, quiet := range []bool{false, true} {
+			out := filepath.Join(dir, fmt.Sprintf("%s-%v.npy", c.args[0], quiet))
+			args := append(append(c.args, flags...), "--out", out)
+			if quiet {
+				args = append([]string{"-q"}, args...)
+			}
+			code, _, stderr := runCLI(t, args...)
+			if code != 0 {
+				t.Fatalf("wcmc %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+			}
+			if got := strings.Contains(stderr, c.line); got == quiet {
+				t.Errorf("wcmc %s (quiet %v): stderr %q, want %q only without -q", c.args[0], quiet, stderr, c.line)
+			}
+			var err error
+			if files[i], err = os.ReadFile(out); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(files[0], files[1]) {
+			t.Errorf("wcmc %s: the samples differ with and without -q", c.args[0])
+		}
+	}
+}

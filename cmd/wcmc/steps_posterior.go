@@ -48,8 +48,8 @@ parameter with R̂ > 1.01 or an ESS < 400, and FILE.sampler.json.` + samplerHelp
 			if err := checkSampleRun(out, sampling, set.Dim(), data); err != nil {
 				return err
 			}
-			draws, err := interruptible(cmd.Context(), func() (*wcmc.Draws, error) {
-				return wcmc.PosteriorChains(set, sampling, seed)
+			draws, err := drawWatched(cmd, "posterior", sampling, func(s wcmc.Sampling) (*wcmc.Draws, error) {
+				return wcmc.PosteriorChains(set, s, seed)
 			})
 			if err != nil {
 				return fmt.Errorf("%s: %w", data, err)

@@ -69,8 +69,8 @@ from the in-process pipeline (wcmc.SampleWorkers) with the same seed.` + sampler
 			if err := checkSampleRun(out, sampling, data.Dim(), shard, filepath.Join(filepath.Dir(shard), "partition.json")); err != nil {
 				return err
 			}
-			draws, err := interruptible(cmd.Context(), func() (*wcmc.Draws, error) {
-				return wcmc.SampleWorkerChains(data, worker, K, sampling, seed)
+			draws, err := drawWatched(cmd, fmt.Sprintf("worker %d", worker), sampling, func(s wcmc.Sampling) (*wcmc.Draws, error) {
+				return wcmc.SampleWorkerChains(data, worker, K, s, seed)
 			})
 			if err != nil {
 				return fmt.Errorf("%s: %w", shard, err)

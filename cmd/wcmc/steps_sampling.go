@@ -11,11 +11,13 @@ import (
 	"math"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/wcmc-project/wcmc"
 	"github.com/wcmc-project/wcmc/diagnostics"
+	"github.com/wcmc-project/wcmc/internal/progress"
 	"github.com/wcmc-project/wcmc/npy"
 	"github.com/wcmc-project/wcmc/sampler"
 )
@@ -46,7 +48,9 @@ Laplace approximation N(θ̂, 4H⁻¹) (the deviations from the mode doubled), s
 that R̂ across chains can see chains that have not forgotten their starts.
 With C > 1 the .npy file holds a 3-D array (chains, draws, d); every step
 that reads samples (transmit, aggregate, evaluate) takes the chains pooled,
-C·S samples. The result does not depend on the number of cores.
+C·S samples. The result does not depend on the number of cores. The
+transitions done by all chains, the rate and the time left are shown on
+stderr as wcmc run shows its tasks (-q silences them).
 
 Beside FILE.npy, FILE.sampler.json records the sampler, its settings and
 per chain the statistics after burn-in: acceptance rate, mean acceptance
@@ -106,6 +110,25 @@ func (sf *samplingFlags) sampling() (wcmc.Sampling, error) {
 			sf.chains, sf.burnin, sf.s, sf.thin, n, float64(maxTransitions))
 	}
 	return wcmc.Sampling{S: sf.s, BurnIn: sf.burnin, PriorVar: sf.priorVar, Sampler: sf.method, Chains: sf.chains, Thin: sf.thin}, nil
+}
+
+// drawWatched runs draw(s), interruptible by cmd's context, and shows the
+// chains' advance on cmd's progress output (none with --quiet) as wcmc run
+// shows its tasks': "id: done/total transitions (p%), elapsed, rate,
+// ~left" lines, or a bar on a terminal, then "id: total transitions done
+// in elapsed". Watching changes no draw.
+func drawWatched(cmd *cobra.Command, id string, s wcmc.Sampling, draw func(wcmc.Sampling) (*wcmc.Draws, error)) (*wcmc.Draws, error) {
+	meter := progress.New(progressOut(cmd), id, "transition", s.Chains*(s.BurnIn+s.S*s.Thin))
+	s.Progress = func(done, _ int) { meter.Set(done) }
+	stop := meter.Watch()
+	draws, err := interruptible(cmd.Context(), func() (*wcmc.Draws, error) { return draw(s) })
+	stop()
+	if err != nil {
+		meter.Stop()
+		return nil, err
+	}
+	meter.Finish()
+	return draws, nil
 }
 
 // samplerFormat identifies the FILE.sampler.json written by wcmc sample and

@@ -9,6 +9,11 @@
 // writes still in progress; and a process that starts over a directory
 // where an earlier one may have been killed (SIGKILL cannot be caught)
 // calls RemoveStale for the files it is about to write.
+//
+// A Set renames several files into place together: a process killed
+// between those renames leaves a commit record beside them, and the next
+// writer of those files finishes the commit (Recover, which RemoveStale
+// and Set.Commit call first); Unfinished describes it to a reader.
 package atomicfile
 
 import (
@@ -18,7 +23,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 )
@@ -35,10 +39,10 @@ func Write(path string, write func(io.Writer) error) (err error) {
 		}
 	}()
 	if err = write(p.File); err != nil {
-		return err
+		return p.named(err)
 	}
 	if err = p.Close(); err != nil {
-		return err
+		return p.named(err)
 	}
 	return p.Commit()
 }
@@ -138,6 +142,27 @@ func (p *Pending) Commit() error {
 	return nil
 }
 
+// named returns err, an error of writing the temporary file, with the
+// temporary file's name, which Abort removes, replaced by Path in its
+// message: "write DIR/.NAME.tmp123: file too large" becomes "write
+// DIR/NAME: file too large". It wraps err.
+func (p *Pending) named(err error) error {
+	msg := err.Error()
+	if !strings.Contains(msg, p.Name()) {
+		return err
+	}
+	return &renamedError{strings.ReplaceAll(msg, p.Name(), p.Path), err}
+}
+
+// renamedError is an error with another message.
+type renamedError struct {
+	msg string
+	err error
+}
+
+func (e *renamedError) Error() string { return e.msg }
+func (e *renamedError) Unwrap() error { return e.err }
+
 // Abort closes and removes the temporary file.
 func (p *Pending) Abort() {
 	if !p.closed {
@@ -165,10 +190,15 @@ func tempPrefix(path string) string { return "." + filepath.Base(path) + ".tmp" 
 
 // RemoveStale deletes the temporary files that earlier, killed writes of
 // files dir/NAME left in dir, for the names NAME that match accepts, and
-// returns their paths. Only those are touched, so processes writing other
+// returns their paths; it first finishes the commits of Sets cut short
+// with such a file (Recover). Only those are touched, so processes writing other
 // files in dir are not disturbed; the caller must be the only one writing
 // the names it accepts (a lock, or files that only it writes).
 func RemoveStale(dir string, match func(name string) bool) ([]string, error) {
+	// A commit cut short needs its temporary files: finish it first.
+	if _, err := Recover(dir, match); err != nil {
+		return nil, err
+	}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -198,7 +228,9 @@ func RemoveStale(dir string, match func(name string) bool) ([]string, error) {
 // Set writes several files all or nothing: each is written in full under
 // a temporary name (Add), and Commit renames them all into place, keeping
 // a backup of each file it replaces until every rename has succeeded, so
-// that a failed Commit leaves the files as they were.
+// that a failed Commit leaves the files as they were. A process killed
+// between the renames leaves a commit record (see Recover) from which the
+// next writer of those files finishes the commit.
 type Set struct {
 	files []*Pending
 }
@@ -214,11 +246,11 @@ func (s *Set) Add(path string, write func(io.Writer) error) error {
 	s.files = append(s.files, p)
 	if err := write(p.File); err != nil {
 		s.Abort()
-		return err
+		return p.named(err)
 	}
 	if err := p.Close(); err != nil {
 		s.Abort()
-		return err
+		return p.named(err)
 	}
 	return nil
 }
@@ -232,69 +264,96 @@ func (s *Set) Paths() []string {
 	return out
 }
 
-// Commit renames every file into place. If a rename fails, the files
-// already renamed are removed, those they replaced restored, and the
+// Commit renames every file into place. Before the first rename it writes
+// a commit record in each directory of the set (see Recover) and removes
+// it after the last. If a rename fails, the files already renamed go back
+// to their temporary names, those they replaced are restored, and the
 // temporary files removed.
 func (s *Set) Commit() error {
+	for _, p := range s.files {
+		if err := CheckNotLink(p.Path); err != nil {
+			s.Abort()
+			return err
+		}
+		if fi, err := os.Lstat(p.Path); err == nil && fi.IsDir() {
+			s.Abort()
+			return fmt.Errorf("writing %s: it is a directory", p.Path)
+		}
+	}
+	// This process writes these names: a record of an earlier, killed
+	// commit with one of them is finished first, not left to replace the
+	// new files with its older ones later.
+	mine := map[string]map[string]bool{} // directory → names
+	for _, p := range s.files {
+		dir := filepath.Dir(p.Path)
+		if mine[dir] == nil {
+			mine[dir] = map[string]bool{}
+		}
+		mine[dir][filepath.Base(p.Path)] = true
+	}
+	for dir, names := range mine {
+		if _, err := Recover(dir, func(name string) bool { return names[name] }); err != nil {
+			s.Abort()
+			return err
+		}
+	}
+	records, err := writeRecords(s.files)
+	if err != nil {
+		s.Abort()
+		return err
+	}
 	type done struct {
-		path, backup string // backup is "" when path did not exist
+		p      *Pending
+		backup string // "" when p.Path did not exist
 	}
 	var committed []done
 	undo := func() {
 		for i := len(committed) - 1; i >= 0; i-- {
 			c := committed[i]
+			// Back to the temporary name, so that the record stays true
+			// until it is removed: a kill here still finishes the commit.
+			os.Rename(c.p.Path, c.p.Name())
 			if c.backup != "" {
-				os.Rename(c.backup, c.path)
-			} else {
-				os.Remove(c.path)
+				os.Rename(c.backup, c.p.Path)
 			}
 		}
+		removeRecords(records)
+		s.Abort()
 	}
-	for i, p := range s.files {
-		if err := CheckNotLink(p.Path); err != nil {
-			undo()
-			s.files = s.files[i:]
-			s.Abort()
-			return err
-		}
+	for _, p := range s.files {
 		backup := ""
-		if fi, err := os.Lstat(p.Path); err == nil && fi.IsDir() {
-			undo()
-			s.files = s.files[i:]
-			s.Abort()
-			return fmt.Errorf("writing %s: it is a directory", p.Path)
-		} else if err == nil {
-			// A temporary name (RemoveStale removes it after a kill) that
-			// no Create makes: those have no leading zero.
-			backup = filepath.Join(filepath.Dir(p.Path), tempPrefix(p.Path)+"0"+strconv.Itoa(os.Getpid()))
+		if _, err := os.Lstat(p.Path); err == nil {
+			backup = backupName(p.Path)
 			os.Remove(backup)
 			// A hard link keeps the old file in place until the rename
 			// replaces it; where links are not supported, move it aside.
 			if err := os.Link(p.Path, backup); err != nil {
 				if err := rename(p.Path, backup); err != nil {
 					undo()
-					s.files = s.files[i:]
-					s.Abort()
 					return fmt.Errorf("keeping a backup of %s: %w", p.Path, err)
 				}
 			}
 		}
 		if err := p.Commit(); err != nil {
-			if backup != "" {
-				os.Rename(backup, p.Path)
+			if _, err := os.Lstat(p.Path); backup != "" && err == nil {
+				os.Remove(backup) // a link: the old file is still in place
+			} else if backup != "" {
+				os.Rename(backup, p.Path) // moved aside: back
 			}
 			undo()
-			s.files = s.files[i:]
-			s.Abort()
 			return fmt.Errorf("writing %s: %w", p.Path, err)
 		}
-		committed = append(committed, done{p.Path, backup})
+		committed = append(committed, done{p, backup})
+	}
+	for dir := range records {
+		syncDir(dir)
 	}
 	for _, c := range committed {
 		if c.backup != "" {
 			os.Remove(c.backup)
 		}
 	}
+	removeRecords(records)
 	s.files = nil
 	return nil
 }

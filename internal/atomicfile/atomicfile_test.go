@@ -2,6 +2,7 @@ package atomicfile
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -29,6 +30,28 @@ func TestWrite(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Fatalf("%d files left in the directory", len(entries))
+	}
+}
+
+// TestWriteErrorNamesTheFile: an error of writing the temporary file (a
+// full disk, a file size limit) names the file being written, not the
+// temporary file, which is removed; for Write and Set.Add alike.
+func TestWriteErrorNamesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.png")
+	failing := func(w io.Writer) error {
+		w.(*os.File).Close() // the next write fails with an *fs.PathError naming the open file
+		_, err := io.WriteString(w, "pixels")
+		return fmt.Errorf("png: %w", err)
+	}
+	var set Set
+	for name, err := range map[string]error{"Write": Write(path, failing), "Set.Add": set.Add(path, failing)} {
+		if err == nil || !strings.Contains(err.Error(), "png: write "+path+": ") || strings.Contains(err.Error(), ".tmp") || !errors.Is(err, os.ErrClosed) {
+			t.Errorf("%s: error %q, want it to name %s and no temporary file, and to wrap the write's error", name, err, path)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("files left: %v", entries)
 	}
 }
 
@@ -130,6 +153,66 @@ func TestSetCommitRestoresOnFailure(t *testing.T) {
 	for _, n := range names {
 		if got, _ := os.ReadFile(filepath.Join(dir, n)); string(got) != "new "+n {
 			t.Errorf("%s holds %q", n, got)
+		}
+	}
+}
+
+// TestRecoverRefusesForgedRecords: a commit record naming files outside
+// its directory, or temporary files of other names, renames nothing.
+func TestRecoverRefusesForgedRecords(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, ".a.csv.tmp123"), []byte("x"), 0o644)
+	for _, files := range []string{
+		`[{"name":"../a.csv","temp":"..a.csv.tmp123"}]`,
+		`[{"name":"a.csv","temp":".b.csv.tmp123"}]`,
+		`[{"name":"a.csv","temp":".a.csv.tmp123","backup":"../.a.csv.tmp0123"}]`,
+	} {
+		record := filepath.Join(dir, ".a.csv"+recordSuffix)
+		os.WriteFile(record, []byte(`{"format":"`+recordFormat+`","files":`+files+`}`), 0o644)
+		renamed, err := Recover(dir, func(string) bool { return true })
+		if err == nil || !strings.Contains(err.Error(), "not a commit record wcmc wrote") || len(renamed) != 0 {
+			t.Errorf("record %s: renamed %v, error %v", files, renamed, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "a.csv")); err == nil {
+			t.Errorf("record %s: a.csv was put in place", files)
+		}
+	}
+}
+
+// TestSetCommitFailureLeavesNoBackup: a rename that fails over an
+// existing file leaves that file as it was and no backup beside it.
+func TestSetCommitFailureLeavesNoBackup(t *testing.T) {
+	dir := t.TempDir()
+	names := []string{"a.csv", "b.csv"}
+	for _, n := range names {
+		os.WriteFile(filepath.Join(dir, n), []byte("old "+n), 0o644)
+	}
+	boom := errors.New("boom")
+	rename = func(from, to string) error {
+		if to == filepath.Join(dir, "b.csv") {
+			return boom
+		}
+		return os.Rename(from, to)
+	}
+	defer func() { rename = os.Rename }()
+	var s Set
+	for _, n := range names {
+		s.Add(filepath.Join(dir, n), func(w io.Writer) error { _, err := io.WriteString(w, "new "+n); return err })
+	}
+	if err := s.Commit(); !errors.Is(err, boom) {
+		t.Fatalf("commit: %v, want the rename's error", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if !slices.Equal(left, names) {
+		t.Errorf("files after the failed commit: %v, want %v", left, names)
+	}
+	for _, n := range names {
+		if got, _ := os.ReadFile(filepath.Join(dir, n)); string(got) != "old "+n {
+			t.Errorf("%s holds %q, want the old content", n, got)
 		}
 	}
 }

@@ -345,6 +345,41 @@ func TestTaskErrorKeepsFinishedTasks(t *testing.T) {
 	if n := len(journalLines(t, dir, "noise")) - 1; n != 5 {
 		t.Errorf("journal holds %d records, want 5", n)
 	}
+	var failed *Failed
+	if !errors.As(err, &failed) || failed.Done != 5 || failed.Total != 6 || failed.Journal != Path(dir, "noise") {
+		t.Errorf("error %#v, want a *Failed with 5 of 6 tasks in %s", err, Path(dir, "noise"))
+	}
+}
+
+// TestFailedRunNamesNoRemovedFile: a run stopped before any task is saved
+// (every task fails, as when the journal cannot be written at all) removes
+// the journal, the identity and the directory it created, and its error
+// says nothing was saved instead of naming the removed journal; a run that
+// cannot even write its identity leaves no empty journal either.
+func TestFailedRunNamesNoRemovedFile(t *testing.T) {
+	spec := sweeptest.Noise()
+	spec.Run = func(runner.Task) (runner.TaskOutput, error) { return runner.TaskOutput{}, errors.New("boom") }
+	dir := filepath.Join(t.TempDir(), "out")
+	_, err := Run(context.Background(), spec, Options{Options: runner.Options{Trials: 2, Workers: 1}, Dir: dir})
+	var failed *Failed
+	if !errors.As(err, &failed) || failed.Done != 0 || !strings.Contains(err.Error(), "boom") ||
+		!strings.Contains(err.Error(), "none of the 6 tasks finished: nothing was saved") || strings.Contains(err.Error(), Path(dir, "noise")) {
+		t.Errorf("error %q: want a *Failed saying nothing was saved, without naming the removed journal", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the directory the run created is left behind: %v", err)
+	}
+
+	dir = t.TempDir()
+	if err := os.Mkdir(IdentityPath(dir, "noise"), 0o755); err != nil { // unreadable and unwritable as a file
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), sweeptest.Noise(), Options{Options: runner.Options{Trials: 2}, Dir: dir}); err == nil {
+		t.Fatal("a run whose identity is a directory started")
+	}
+	if _, err := os.Stat(Path(dir, "noise")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a run that could not start left its journal: %v", err)
+	}
 }
 
 func TestReadJournalTornAndCorrupt(t *testing.T) {

@@ -37,6 +37,26 @@ func (e *Interrupted) Error() string {
 
 func (e *Interrupted) Unwrap() error { return e.Err }
 
+// Failed is the error of a journaled run stopped by an error of a task or
+// of the journal itself (a full disk, a file size limit): the Done tasks
+// finished before are in the journal, where a resumed run finds them; with
+// Done = 0 nothing was saved, and the files the run created (journal,
+// identity, directories) are removed again.
+type Failed struct {
+	Journal     string // the journal's path
+	Done, Total int    // tasks in the journal, of the run (or shard)
+	Err         error  // what stopped the run
+}
+
+func (e *Failed) Error() string {
+	if e.Done == 0 {
+		return fmt.Sprintf("%v\n(none of the %d tasks finished: nothing was saved)", e.Err, e.Total)
+	}
+	return fmt.Sprintf("%v\n(%d of %d tasks finished and are saved in %s)", e.Err, e.Done, e.Total, e.Journal)
+}
+
+func (e *Failed) Unwrap() error { return e.Err }
+
 // Options configure a journaled run: the sweep's settings, and where to
 // journal it.
 type Options struct {
@@ -68,7 +88,8 @@ type Options struct {
 // are not run again, and the result is the same as that of an
 // uninterrupted run, its Wall the sum of the sessions' computing times
 // and its Sessions those the journal records, this one included. A
-// run stopped by ctx returns an *Interrupted error.
+// run stopped by ctx returns an *Interrupted error, one stopped by an
+// error of a task or of the journal a *Failed error.
 func Run(ctx context.Context, spec runner.Spec, opts Options) (*runner.Result, error) {
 	plan, err := runner.NewPlan(spec, opts.Options)
 	if err != nil {
@@ -123,7 +144,7 @@ func Run(ctx context.Context, spec runner.Spec, opts Options) (*runner.Result, e
 		if ctx.Err() != nil {
 			return nil, &Interrupted{Journal: j.Path(), Done: saved, Total: len(keys), Err: err}
 		}
-		return nil, fmt.Errorf("%w\n(%d of %d tasks finished and are saved in %s)", err, saved, len(keys), j.Path())
+		return nil, &Failed{Journal: j.Path(), Done: saved, Total: len(keys), Err: err}
 	}
 	if len(rest) == 0 {
 		info = id.RunInfo // Setup did not run
@@ -147,9 +168,10 @@ func Run(ctx context.Context, spec runner.Spec, opts Options) (*runner.Result, e
 // open prepares dir to journal the tasks keys of shard s of the plan's
 // run and returns the journal, ready to append, the run's identity as
 // written or read, the records already in it and the run's start time. It
-// first removes the temporary files that a killed process left while
-// writing the run's files (the journal's lock makes this process their
-// only writer).
+// first finishes the commit of the run's final files that a killed process
+// left half done (atomicfile.Recover) and removes the temporary files that
+// a killed process left while writing the run's files (the journal's lock
+// makes this process their only writer).
 //
 // A journal or identity that is a symbolic link is refused
 // (atomicfile.ErrLink): nothing is written through it.
@@ -192,16 +214,33 @@ func open(p *runner.Plan, dir string, s runner.Shard, keys []runner.TaskKey, opt
 		}
 		return fail(err)
 	}
-	ok := false
+	ok, locked := false, false
 	defer func() {
 		if !ok {
 			f.Close()
+		}
+		if !ok && locked && madeJournal {
+			// Ours alone (we held its lock): a run that could not start
+			// leaves no empty journal, nor the directories it made.
+			os.Remove(jpath)
+			for _, d := range madeDirs {
+				os.Remove(d) // only if empty
+			}
 		}
 	}()
 	if err := lockFile(f); err != nil {
 		return fail(fmt.Errorf("%s is in use by another wcmc process (%v); give each run its own --out directory", jpath, err))
 	}
-	stale, err := atomicfile.RemoveStale(dir, func(name string) bool { return strings.HasPrefix(name, p.Spec.ID+".") })
+	locked = true
+	ours := func(name string) bool { return strings.HasPrefix(name, p.Spec.ID+".") }
+	finished, err := atomicfile.Recover(dir, ours)
+	if len(finished) > 0 {
+		say("put %d files in %s in place: a process killed between the renames of the run's final files had left them under temporary names", len(finished), dir)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	stale, err := atomicfile.RemoveStale(dir, ours)
 	if err != nil {
 		return fail(fmt.Errorf("removing the temporary files of an earlier, killed run: %w", err))
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wcmc-project/wcmc/internal/atomicfile"
 	"github.com/wcmc-project/wcmc/runner"
 )
 
@@ -49,8 +50,10 @@ func (e *MismatchError) Is(target error) bool { return target == ErrMismatch }
 // file gives an error matching fs.ErrNotExist. Every (sweep point, trial)
 // task must have a row or a skip note.
 //
-// The files whose SHA-256 the JSON records (ID.csv, ID.summary.csv) must
-// still have it: a file modified after it was written is an error naming
+// Files of the result that a process was replacing together when it was
+// killed (see atomicfile.Unfinished) are an error naming them. The files
+// whose SHA-256 the JSON records (ID.csv, ID.summary.csv) must still have
+// it: a file modified after it was written is an error naming
 // it. Results written before digests were recorded have none, and are
 // accepted without the check.
 //
@@ -65,6 +68,9 @@ func Load(dir string, spec runner.Spec) (*runner.Result, error) {
 // load is Load, also returning the JSON record.
 func load(dir string, spec runner.Spec) (*runner.Result, *runRecord, error) {
 	id := spec.ID
+	if err := atomicfile.Unfinished(dir, func(name string) bool { return strings.HasPrefix(name, id+".") }); err != nil {
+		return nil, nil, fmt.Errorf("%w (for the results of a run: its --resume, with its settings)", err)
+	}
 	jsonPath := filepath.Join(dir, id+".json")
 	b, err := os.ReadFile(jsonPath)
 	if err != nil {

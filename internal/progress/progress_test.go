@@ -1,4 +1,4 @@
-package runner
+package progress
 
 import (
 	"bytes"
@@ -20,20 +20,20 @@ func (s *statusRecorder) Status(line string) { s.shown = append(s.shown, line) }
 // left, at most one per period and none in the first second.
 func TestProgressPlainLines(t *testing.T) {
 	var out bytes.Buffer
-	p := newProgress(&out, "demo", 4)
+	p := New(&out, "demo", "task", 4)
 	at := p.start
 	p.now = func() time.Time { return at }
-	if p.every() != progressEvery {
-		t.Errorf("period %v, want %v", p.every(), progressEvery)
+	if p.Every() != lineEvery {
+		t.Errorf("period %v, want %v", p.Every(), lineEvery)
 	}
-	p.tick()
+	p.Tick()
 	if out.Len() != 0 {
 		t.Errorf("a line within the first second: %q", out.String())
 	}
 	at = at.Add(3 * time.Second)
-	p.done = 2
-	p.tick()
-	p.tick() // too soon for another line
+	p.Set(2)
+	p.Tick()
+	p.Tick() // too soon for another line
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	if len(lines) != 1 {
 		t.Fatalf("%d lines, want 1: %q", len(lines), out.String())
@@ -47,19 +47,19 @@ func TestProgressPlainLines(t *testing.T) {
 		t.Errorf("terminal control characters in plain output: %q", out.String())
 	}
 	at = at.Add(10 * time.Second)
-	p.tick() // no task finished since the last line: quiet
+	p.Tick() // no task finished since the last line: quiet
 	if n := strings.Count(out.String(), "\n"); n != 1 {
 		t.Errorf("%d lines with no task finished, want 1: %q", n, out.String())
 	}
-	at = at.Add(progressQuiet)
-	p.tick() // quiet for a minute: a line to show it is alive
-	p.done = 3
-	at = at.Add(progressEvery)
-	p.tick() // a task finished: a line
+	at = at.Add(quietEvery)
+	p.Tick() // quiet for a minute: a line to show it is alive
+	p.Set(3)
+	at = at.Add(lineEvery)
+	p.Tick() // a task finished: a line
 	if n := strings.Count(out.String(), "\n"); n != 3 {
 		t.Errorf("%d lines after a quiet minute and a finished task, want 3: %q", n, out.String())
 	}
-	p.finish()
+	p.Finish()
 	if !strings.HasSuffix(out.String(), "demo: 4 tasks done in 1m15s\n") {
 		t.Errorf("final line: %q", out.String())
 	}
@@ -69,16 +69,16 @@ func TestProgressPlainLines(t *testing.T) {
 // before the final line.
 func TestProgressStatusLine(t *testing.T) {
 	var s statusRecorder
-	p := newProgress(&s, "demo", 4)
+	p := New(&s, "demo", "task", 4)
 	at := p.start
 	p.now = func() time.Time { return at }
-	if p.every() != statusEvery {
-		t.Errorf("period %v, want %v", p.every(), statusEvery)
+	if p.Every() != statusEvery {
+		t.Errorf("period %v, want %v", p.Every(), statusEvery)
 	}
-	p.tick()
+	p.Tick()
 	at = at.Add(time.Second)
-	p.done = 2
-	p.tick()
+	p.Set(2)
+	p.Tick()
 	if len(s.shown) != 2 {
 		t.Fatalf("%d status lines, want 2: %q", len(s.shown), s.shown)
 	}
@@ -91,7 +91,7 @@ func TestProgressStatusLine(t *testing.T) {
 	if s.Len() != 0 {
 		t.Errorf("text written while running: %q", s.String())
 	}
-	p.finish()
+	p.Finish()
 	if s.shown[len(s.shown)-1] != "" || !strings.HasPrefix(s.String(), "demo: 4 tasks done in") {
 		t.Errorf("finish: status %q, text %q", s.shown, s.String())
 	}
