@@ -12,8 +12,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// sharedMNISTDir is the shared data folder beside the project, relative to
-// this package's directory /work/main/dataset.
+// sharedMNISTDir is the shared data folder beside the project's checkout,
+// relative to this package's directory.
 const sharedMNISTDir = "../../shared/data/mnist"
 
 // officialMNISTMD5 are the MD5 sums of the official gzip'd MNIST files.

@@ -9,7 +9,7 @@
 // (docs/PERFORMANCE.md):
 //
 //	go run ./bench/convstudy -snr 0,20 -trials 2 -access noma -methods lbfgs,newton -tols 1e-4,1e-5,1e-6,1e-8
-//	go run ./bench/convstudy -mnist /work/shared/data/mnist -snr 20 -access noma,oma
+//	go run ./bench/convstudy -mnist MNIST_DIR -snr 20 -access noma,oma
 //
 // Each method runs once per trial, to the smallest tolerance, with the
 // iterates kept: the run at a larger tolerance is the prefix of that run up

@@ -157,3 +157,27 @@ func TestReportLinesAreTrue(t *testing.T) {
 		}
 	}
 }
+
+// TestProfileNamesNoMachinePath: PROFILE.md states the command line as the
+// report does, with an --out and a --profile outside the working directory
+// shown as their placeholders and neither directory named.
+func TestProfileNamesNoMachinePath(t *testing.T) {
+	out, prof := t.TempDir(), t.TempDir() // outside the working directory
+	if code, _, stderr := reproRun(t, "reproduce", "--quick", "--only", "gauss-snr", "--out", out, "--profile", prof); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(prof, "PROFILE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(b)
+	for _, dir := range []string{out, prof} {
+		if strings.Contains(md, dir) {
+			t.Errorf("PROFILE.md names the directory %s:\n%s", dir, md)
+		}
+	}
+	want := "`wcmc reproduce --quick --only gauss-snr --out " + reproduce.OutPlaceholder + " --profile " + reproduce.ProfilePlaceholder + "`"
+	if !strings.Contains(md, want) {
+		t.Errorf("PROFILE.md lacks the command line %s:\n%s", want, md)
+	}
+}
