@@ -9,10 +9,13 @@ import (
 	"testing"
 )
 
-// TestLibraryFromAnotherModule builds the README's library example
+// libraryDoc holds the library example between its markers.
+const libraryDoc = "docs/LIBRARY.md"
+
+// TestLibraryFromAnotherModule builds the library example of libraryDoc
 // (between its "library example" markers) as the main package of a
 // separate module that requires this one through a replace directive, as
-// the README tells users to, and runs it on the small CSV data set. The
+// libraryDoc tells users to, and runs it on the small CSV data set. The
 // build works offline: the module's dependencies are those of this
 // module, already in the module cache (GOPROXY=off).
 func TestLibraryFromAnotherModule(t *testing.T) {
@@ -23,16 +26,16 @@ func TestLibraryFromAnotherModule(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command")
 	}
-	readme, err := os.ReadFile("README.md")
+	doc, err := os.ReadFile(libraryDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := bytes.Cut(readme, []byte("<!-- BEGIN library example -->"))
+	_, rest, ok := bytes.Cut(doc, []byte("<!-- BEGIN library example -->"))
 	block, _, ok2 := bytes.Cut(rest, []byte("<!-- END library example -->"))
 	code, ok3 := strings.CutPrefix(strings.TrimSpace(string(block)), "```go")
 	code, ok4 := strings.CutSuffix(code, "```")
 	if !ok || !ok2 || !ok3 || !ok4 {
-		t.Fatal("README.md: no ```go block between the library example markers")
+		t.Fatal(libraryDoc + ": no ```go block between the library example markers")
 	}
 	root, err := filepath.Abs(".")
 	if err != nil {

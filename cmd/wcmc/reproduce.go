@@ -120,7 +120,7 @@ non-zero only if an experiment could not run.`,
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&cfg.Quick, "quick", false, "smoke-sized runs (each experiment's quick settings; see the README for timings)")
+	f.BoolVar(&cfg.Quick, "quick", false, "smoke-sized runs (each experiment's quick settings; timings in docs/REPRODUCING.md)")
 	f.StringSliceVar(&cfg.Only, "only", nil, "run only these experiments (comma-separated IDs)")
 	f.StringVar(&cfg.Out, "out", "", "output directory (default results/reproduce, or results/reproduce-quick with --quick)")
 	f.Uint64Var(&cfg.Seed, "seed", 1, "run seed; every task's seed derives from it")

@@ -20,7 +20,7 @@ import (
 	"github.com/wcmc-project/wcmc/npy"
 )
 
-// stepsData is the small CSV data set the README walkthrough uses.
+// stepsData is the small CSV data set the walkthrough of docs/OWN_DATA.md uses.
 const stepsData = "../../dataset/testdata/probit-small.csv"
 
 // runSteps runs the wcmc command with args in process and returns stdout.

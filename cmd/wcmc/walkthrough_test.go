@@ -12,28 +12,32 @@ import (
 	"github.com/wcmc-project/wcmc/internal/machine"
 )
 
-// readmeBlock returns the body of the first fenced block (```lang) after
-// the line after in text.
-func readmeBlock(t *testing.T, text, after, lang string) string {
+// docBlock returns the body of the first fenced block (```lang) after
+// the line after in text, the contents of walkthroughDoc.
+func docBlock(t *testing.T, text, after, lang string) string {
 	t.Helper()
 	_, rest, ok := strings.Cut(text, after)
 	if !ok {
-		t.Fatalf("README.md: no %q", after)
+		t.Fatalf("%s: no %q", walkthroughDoc, after)
 	}
 	_, rest, ok = strings.Cut(rest, "\n```"+lang+"\n")
 	body, _, ok2 := strings.Cut(rest, "\n```")
 	if !ok || !ok2 {
-		t.Fatalf("README.md: no ```%s block after %q", lang, after)
+		t.Fatalf("%s: no ```%s block after %q", walkthroughDoc, lang, after)
 	}
 	return body
 }
+
+// walkthroughDoc holds the walkthrough of the protocol's steps, under
+// "### Walkthrough", relative to the repository root.
+const walkthroughDoc = "docs/OWN_DATA.md"
 
 var (
 	shAssign = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)=(\S+)$`)
 	shSeqFor = regexp.MustCompile(`^for ([a-z]+) in \$\(seq 1 (\S+)\); do$`)
 )
 
-// runWalkthrough runs the README's shell script, as far as it goes: comments,
+// runWalkthrough runs the walkthrough's shell script, as far as it goes: comments,
 // `go build`, VAR=value, `for v in $(seq 1 N); do … done` and ./wcmc
 // commands (in process), with $VAR expanded and * globbed when the command
 // runs. It returns the stdout of each wcmc command.
@@ -54,11 +58,11 @@ func runWalkthrough(t *testing.T, script string) []string {
 					end++
 				}
 				if end == len(lines) {
-					t.Fatalf("README walkthrough: %q has no done", line)
+					t.Fatalf("walkthrough: %q has no done", line)
 				}
 				n, err := strconv.Atoi(expand(m[2]))
 				if err != nil {
-					t.Fatalf("README walkthrough: %q: %v", line, err)
+					t.Fatalf("walkthrough: %q: %v", line, err)
 				}
 				for v := 1; v <= n; v++ {
 					vars[m[1]] = strconv.Itoa(v)
@@ -74,7 +78,7 @@ func runWalkthrough(t *testing.T, script string) []string {
 					if strings.Contains(f, "*") {
 						matches, err := filepath.Glob(f)
 						if err != nil || len(matches) == 0 {
-							t.Fatalf("README walkthrough: %s matches nothing (%v)", f, err)
+							t.Fatalf("walkthrough: %s matches nothing (%v)", f, err)
 						}
 						args = append(args, matches...) // sorted, as the shell does
 						continue
@@ -83,7 +87,7 @@ func runWalkthrough(t *testing.T, script string) []string {
 				}
 				outs = append(outs, mustRun(t, args...))
 			default:
-				t.Fatalf("README walkthrough: a line this test cannot run: %q", line)
+				t.Fatalf("walkthrough: a line this test cannot run: %q", line)
 			}
 		}
 	}
@@ -91,24 +95,24 @@ func runWalkthrough(t *testing.T, script string) []string {
 	return outs
 }
 
-// TestREADMEWalkthrough runs the README's walkthrough as written — its
-// commands, from the root of a checkout holding its data set — and checks
-// that the last one prints what the README says it prints. The digits are
+// TestOwnDataWalkthrough runs the walkthrough of walkthroughDoc as written —
+// its commands, from the root of a checkout holding its data set — and
+// checks that the last one prints what the document says it prints. The digits are
 // those of package dgemm's arithmetic (the default build on amd64 CPUs with
 // AVX2 and FMA, any number of cores); under other arithmetic the last
 // digits move (docs/PERFORMANCE.md, "Same bits where") and only the
 // commands are checked.
-func TestREADMEWalkthrough(t *testing.T) {
+func TestOwnDataWalkthrough(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the walkthrough's samplers (-short)")
 	}
-	readme, err := os.ReadFile("../../README.md")
+	doc, err := os.ReadFile(filepath.Join("..", "..", walkthroughDoc))
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := string(readme)
-	script := readmeBlock(t, text, "### Walkthrough", "sh")
-	want := readmeBlock(t, text, "The last command prints", "")
+	text := string(doc)
+	script := docBlock(t, text, "### Walkthrough", "sh")
+	want := docBlock(t, text, "The last command prints", "")
 	data, err := os.ReadFile(stepsData)
 	if err != nil {
 		t.Fatal(err)
@@ -129,9 +133,9 @@ func TestREADMEWalkthrough(t *testing.T) {
 	}
 	got := strings.TrimSpace(outs[len(outs)-1])
 	if arith := machine.Arithmetic(machine.Describe()); arith != dgemm.Name {
-		t.Skipf("the README's digits are %s's; this build's arithmetic is %s, which moves the last digits; it printed:\n%s", dgemm.Name, arith, got)
+		t.Skipf("the document's digits are %s's; this build's arithmetic is %s, which moves the last digits; it printed:\n%s", dgemm.Name, arith, got)
 	}
 	if got != strings.TrimSpace(want) {
-		t.Errorf("the walkthrough's last command printed\n%s\nthe README says it prints\n%s\n(update the block after %q)", got, want, "The last command prints")
+		t.Errorf("the walkthrough's last command printed\n%s\nthe document says it prints\n%s\n(update the block after %q)", got, want, "The last command prints")
 	}
 }
