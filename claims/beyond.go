@@ -9,7 +9,7 @@ import (
 
 // The project's claims about the experiments beyond the paper: what
 // mean-centred transmission changes (docs/BEYOND.md note 17) and whether the
-// schemes' spread is right, which err2 cannot see (docs/MATH.md note 12).
+// schemes' spread is right, which err2 cannot see (docs/MATH.md note 18).
 // Each is an addition (Claim.Addition), judged with the paper's statistics.
 
 // Coverage bounds of the spread claims: a central 90% interval holding

@@ -3,7 +3,7 @@
 // eq: KL divergence, and the uncertainty metrics err2 cannot see (the mean's
 // error in posterior standard deviations, the relative covariance error,
 // the reference mass in the samples' 90% intervals and the relative W₂
-// distance of Gaussian fits; docs/MATH.md note 12).
+// distance of Gaussian fits; docs/MATH.md note 18).
 package metric
 
 import (
