@@ -1,6 +1,7 @@
 package channel
 
 import (
+	"errors"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
@@ -116,7 +117,10 @@ func blocks(rng *rand.Rand, cfg Config, theta *mat.Dense, pk float64, w workerLi
 		var e, r float64
 		var ok bool
 		if physical {
-			e, r, ok = zf.send(rng, dst, t, w)
+			var err error
+			if e, r, ok, err = zf.send(rng, dst, t, w); err != nil {
+				panic(err) // a Rayleigh or moderate Rician draw is singular with probability zero
+			}
 		} else {
 			e, r, ok = eq.send(dst, t, w)
 		}
@@ -549,27 +553,31 @@ func TestValidateBeyond(t *testing.T) {
 		return c
 	}
 	for want, c := range map[string]Config{
-		"σ_e² = -0.1":                     with(func(c *Config) { c.CSI.ErrorVar = -0.1 }),
-		"σ_e² = NaN":                      with(func(c *Config) { c.CSI.ErrorVar = math.NaN() }),
-		"pilot length L_p = -1":           with(func(c *Config) { c.CSI.PilotLen = -1 }),
-		"without a pilot length":          with(func(c *Config) { c.CSI.PilotSNRdB = 10 }),
-		"both given":                      with(func(c *Config) { c.CSI = CSI{ErrorVar: 0.1, PilotLen: 4} }),
-		"imperfect CSI with flat fading":  with(func(c *Config) { c.Fading, c.CSI.ErrorVar = Flat, 0.1 }),
-		"empty list":                      with(func(c *Config) { c.Gains.OffsetDB = []float64{} }),
-		"offset of worker 2 = +Inf":       with(func(c *Config) { c.Gains.OffsetDB = []float64{0, math.Inf(1)} }),
-		"choose one":                      with(func(c *Config) { c.Gains = LargeScale{OffsetDB: []float64{0}, DMin: 1, DMax: 2} }),
-		"need 0 < d_min":                  with(func(c *Config) { c.Gains = LargeScale{DMin: 0, DMax: 2, Exponent: 3} }),
-		"d_max = 1 < d_min = 2":           with(func(c *Config) { c.Gains = LargeScale{DMin: 2, DMax: 1, Exponent: 3} }),
-		"exponent α = -1":                 with(func(c *Config) { c.Gains = LargeScale{DMin: 1, DMax: 2, Exponent: -1} }),
-		"K-factor = -1":                   with(func(c *Config) { c.Fading, c.Complex, c.KFactor = Rician, true, -1 }),
-		"used only by rician":             with(func(c *Config) { c.KFactor = 2 }),
-		"set complex":                     with(func(c *Config) { c.Fading = Rician }),
-		"≥ 2 for Rician":                  with(func(c *Config) { c.Fading, c.Complex, c.ExtraTx = Rician, true, 1 }),
-		"≥ 1 for complex Rayleigh":        with(func(c *Config) { c.Complex, c.ExtraTx = true, 0 }),
-		"P_peak = -1":                     with(func(c *Config) { c.Control.PeakPower = -1 }),
-		"is not above the mean power":     with(func(c *Config) { c.Control.PeakPower = 0.5 }),
-		"needs rayleigh fading":           with(func(c *Config) { c.Fading, c.Control.PeakPower = Flat, 2 }),
-		"outage law is closed-form there": with(func(c *Config) { c.Fading, c.Complex, c.Control.PeakPower = Rician, true, 2 }),
+		"σ_e² = -0.1":                             with(func(c *Config) { c.CSI.ErrorVar = -0.1 }),
+		"σ_e² = NaN":                              with(func(c *Config) { c.CSI.ErrorVar = math.NaN() }),
+		"pilot length L_p = -1":                   with(func(c *Config) { c.CSI.PilotLen = -1 }),
+		"without a pilot length":                  with(func(c *Config) { c.CSI.PilotSNRdB = 10 }),
+		"both given":                              with(func(c *Config) { c.CSI = CSI{ErrorVar: 0.1, PilotLen: 4} }),
+		"imperfect CSI with flat fading":          with(func(c *Config) { c.Fading, c.CSI.ErrorVar = Flat, 0.1 }),
+		"empty list":                              with(func(c *Config) { c.Gains.OffsetDB = []float64{} }),
+		"offset of worker 2 = +Inf":               with(func(c *Config) { c.Gains.OffsetDB = []float64{0, math.Inf(1)} }),
+		"choose one":                              with(func(c *Config) { c.Gains = LargeScale{OffsetDB: []float64{0}, DMin: 1, DMax: 2} }),
+		"need 0 < d_min":                          with(func(c *Config) { c.Gains = LargeScale{DMin: 0, DMax: 2, Exponent: 3} }),
+		"d_max = 1 < d_min = 2":                   with(func(c *Config) { c.Gains = LargeScale{DMin: 2, DMax: 1, Exponent: 3} }),
+		"exponent α = -1":                         with(func(c *Config) { c.Gains = LargeScale{DMin: 1, DMax: 2, Exponent: -1} }),
+		"K-factor = -1":                           with(func(c *Config) { c.Fading, c.Complex, c.KFactor = Rician, true, -1 }),
+		"K-factor = 1e+40: must be in [0, 1e+06]": with(func(c *Config) { c.Fading, c.Complex, c.KFactor = Rician, true, 1e40 }),
+		"σ_e² = 1e+300: must be in [0, 1e+10]":    with(func(c *Config) { c.CSI.ErrorVar = 1e300 }),
+		"offset of worker 1 = 1e+300 dB":          with(func(c *Config) { c.Gains.OffsetDB = []float64{1e300, 0} }),
+		"pilot SNR = -1e+300 dB":                  with(func(c *Config) { c.CSI = CSI{PilotLen: 8, PilotSNRdB: -1e300} }),
+		"used only by rician":                     with(func(c *Config) { c.KFactor = 2 }),
+		"set complex":                             with(func(c *Config) { c.Fading = Rician }),
+		"≥ 2 for Rician":                          with(func(c *Config) { c.Fading, c.Complex, c.ExtraTx = Rician, true, 1 }),
+		"≥ 1 for complex Rayleigh":                with(func(c *Config) { c.Complex, c.ExtraTx = true, 0 }),
+		"P_peak = -1":                             with(func(c *Config) { c.Control.PeakPower = -1 }),
+		"is not above the mean power":             with(func(c *Config) { c.Control.PeakPower = 0.5 }),
+		"needs rayleigh fading":                   with(func(c *Config) { c.Fading, c.Control.PeakPower = Flat, 2 }),
+		"outage law is closed-form there":         with(func(c *Config) { c.Fading, c.Complex, c.Control.PeakPower = Rician, true, 2 }),
 	} {
 		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%+v: error %v, want one mentioning %q", c, err, want)
@@ -586,6 +594,49 @@ func TestValidateBeyond(t *testing.T) {
 		if _, err := Transmit(rng, c, two); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%+v: error %v, want one mentioning %q", c, err, want)
 		}
+	}
+}
+
+// TestBeyondLimits: the models beyond the paper transmit at the edges of
+// their ranges (MaxKFactor, MaxCSIError, ±MaxOffsetDB, ±MaxPilotDB) with a
+// finite power scale P_k.
+func TestBeyondLimits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	two := []*mat.Dense{gaussSamples(rng, 20, 3, 1), gaussSamples(rng, 20, 3, 1)}
+	base := Config{Access: OMA, Fading: Rayleigh, Repetition: 1, ExtraTx: 2, Power: 1, SNRdB: 10, Physical: true}
+	for name, f := range map[string]func(*Config){
+		"K-factor":    func(c *Config) { c.Fading, c.Complex, c.KFactor = Rician, true, MaxKFactor },
+		"CSI error":   func(c *Config) { c.CSI.ErrorVar = MaxCSIError },
+		"offsets":     func(c *Config) { c.Gains.OffsetDB = []float64{MaxOffsetDB, -MaxOffsetDB} },
+		"low pilots":  func(c *Config) { c.CSI = CSI{PilotLen: 8, PilotSNRdB: -MaxPilotDB} },
+		"high pilots": func(c *Config) { c.CSI = CSI{PilotLen: 8, PilotSNRdB: MaxPilotDB} },
+	} {
+		c := base
+		f(&c)
+		rx, err := Transmit(rng, c, two)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		for k, p := range rx.Pk {
+			if !(p > 0) || math.IsInf(p, 0) {
+				t.Errorf("%s: P_%d = %v", name, k+1, p)
+			}
+		}
+	}
+}
+
+// TestDrawGivesUp: a Rician K-factor far above MaxKFactor makes every
+// draw of H exactly rank one; draw reports it instead of redrawing forever.
+func TestDrawGivesUp(t *testing.T) {
+	c := Config{Fading: Rician, Complex: true, ExtraTx: 2, Repetition: 1, KFactor: 1e40}
+	z := newZFLink(c, 4)
+	if err := z.draw(rand.New(rand.NewPCG(33, 34)), c.workerLink(1)); !errors.Is(err, errSingular) {
+		t.Fatalf("K = 1e40: draw error %v, want errSingular", err)
+	}
+	c.KFactor = MaxKFactor
+	if err := z.draw(rand.New(rand.NewPCG(33, 34)), c.workerLink(1)); err != nil {
+		t.Fatalf("K = MaxKFactor: %v", err)
 	}
 }
 

@@ -94,6 +94,21 @@ func ParseFading(s string) (Fading, error) {
 	return 0, fmt.Errorf("unknown fading %q (want flat, rayleigh or rician)", s)
 }
 
+// Limits of the models beyond the paper, checked by Config.Validate: far
+// outside them the link does not fail cleanly. A K-factor above about 1e33
+// leaves the scattered part below the resolution of the line-of-sight one,
+// so every Rician draw of H is exactly rank one; SNR offsets, pilot SNRs or
+// CSI errors of hundreds of orders of magnitude overflow the power scale P_k.
+const (
+	MaxKFactor  = 1e6   // Rician K-factor: 60 dB of line of sight over scattering
+	MaxOffsetDB = 100.0 // |per-worker SNR offset| in dB, the span of the reference SNR
+	MaxPilotDB  = 100.0 // |pilot SNR| in dB
+	// MaxCSIError is the largest σ_e², that of a least-squares estimate
+	// from one pilot at the lowest pilot SNR, −MaxPilotDB dB: an error
+	// 10^10 times the channel's power.
+	MaxCSIError = 1e10
+)
+
 // Config describes the uplink. The zero values of Complex, KFactor, CSI,
 // Gains, Control and Centre give the paper's link (real channel, perfect CSI, equal
 // SNR, channel inversion with the long-term power rule); docs/BEYOND.md
@@ -131,7 +146,7 @@ type Config struct {
 	Complex bool
 	// KFactor is the Rician K-factor (power of the line-of-sight part over
 	// the scattered part), used only with Fading == Rician; K = 0 is
-	// Rayleigh.
+	// Rayleigh. At most MaxKFactor.
 	KFactor float64
 	// CSI is the channel knowledge of the workers; its zero value is perfect
 	// CSI (docs/BEYOND.md note 12).
@@ -168,8 +183,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("power P = %v: must be positive and finite", c.Power)
 	case math.IsNaN(c.SNRdB) || math.IsInf(c.SNRdB, 0):
 		return fmt.Errorf("SNR = %v dB: must be finite", c.SNRdB)
-	case math.IsNaN(c.KFactor) || math.IsInf(c.KFactor, 0) || c.KFactor < 0:
-		return fmt.Errorf("rician K-factor = %v: must be ≥ 0 and finite", c.KFactor)
+	case !(c.KFactor >= 0 && c.KFactor <= MaxKFactor):
+		return fmt.Errorf("rician K-factor = %v: must be in [0, %g] (%g dB of line of sight over scattering; far above it every draw of H is rank one)", c.KFactor, float64(MaxKFactor), 10*math.Log10(MaxKFactor))
 	case c.KFactor != 0 && c.Fading != Rician:
 		return fmt.Errorf("rician K-factor = %v given with %v fading: it is used only by rician fading", c.KFactor, c.Fading)
 	}

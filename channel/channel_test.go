@@ -122,7 +122,9 @@ func TestTransmitPowerMeetsP(t *testing.T) {
 	var tx mat.VecDense
 	for i := range s {
 		tx.MulVec(enc, mat.NewVecDense(d, samples[0].RawRowView(i)))
-		energies[i], _, _ = link.send(rng, dst, tx.RawVector().Data, cfg.workerLink(1))
+		if energies[i], _, _, err = link.send(rng, dst, tx.RawVector().Data, cfg.workerLink(1)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	se := stat.StdDev(energies, nil) / math.Sqrt(s)
 	if math.Abs(rx.TxPower[0]-P) > 5*se || math.Abs(stat.Mean(energies, nil)-P) > 5*se {

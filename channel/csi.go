@@ -17,7 +17,7 @@ type CSI struct {
 	// independent of H; H's entries have unit power, so σ_e² is the error
 	// relative to the channel. This is the least-squares estimate from pilots
 	// with L_p ρ_p = 1/σ_e², used as is by the precoder. The same for every
-	// worker whatever its large-scale gain.
+	// worker whatever its large-scale gain. At most MaxCSIError.
 	ErrorVar float64
 	// PilotLen is L_p, the length of the orthogonal pilot sequences from
 	// which each worker estimates its channel by MMSE; it must be at least
@@ -28,7 +28,7 @@ type CSI struct {
 	// gain, in dB: worker k observes each channel entry with least-squares
 	// error variance σ_k² = 1/(β_k L_p ρ_p), and its MMSE estimate has error
 	// variance v σ_k²/(v + σ_k²), v the variance of H's scattered part
-	// (1 for Rayleigh). Used only with PilotLen.
+	// (1 for Rayleigh). Used only with PilotLen; within ±MaxPilotDB.
 	PilotSNRdB float64
 }
 
@@ -37,12 +37,12 @@ func (c CSI) imperfect() bool { return c.ErrorVar > 0 || c.PilotLen > 0 }
 
 func (c CSI) validate(f Fading) error {
 	switch {
-	case math.IsNaN(c.ErrorVar) || math.IsInf(c.ErrorVar, 0) || c.ErrorVar < 0:
-		return fmt.Errorf("CSI error variance σ_e² = %v: must be ≥ 0 and finite", c.ErrorVar)
+	case !(c.ErrorVar >= 0 && c.ErrorVar <= MaxCSIError):
+		return fmt.Errorf("CSI error variance σ_e² = %v: must be in [0, %g] (relative to the channel's unit power; %g is one pilot at %g dB, and far above it the power scale P_k overflows)", c.ErrorVar, float64(MaxCSIError), float64(MaxCSIError), -MaxPilotDB)
 	case c.PilotLen < 0:
 		return fmt.Errorf("pilot length L_p = %d: must be ≥ 0 (0: no pilots)", c.PilotLen)
-	case math.IsNaN(c.PilotSNRdB) || math.IsInf(c.PilotSNRdB, 0):
-		return fmt.Errorf("pilot SNR = %v dB: must be finite", c.PilotSNRdB)
+	case !(math.Abs(c.PilotSNRdB) <= MaxPilotDB):
+		return fmt.Errorf("pilot SNR = %v dB: must be in [%g, %g] dB (far outside it the channel estimate's error overflows the power scale P_k)", c.PilotSNRdB, -MaxPilotDB, MaxPilotDB)
 	case c.PilotLen == 0 && c.PilotSNRdB != 0:
 		return fmt.Errorf("pilot SNR %v dB given without a pilot length: set the pilot length L_p too", c.PilotSNRdB)
 	case c.PilotLen > 0 && c.ErrorVar > 0:

@@ -16,7 +16,8 @@ import (
 // Set either OffsetDB or the path-loss model (DMin, DMax, Exponent).
 type LargeScale struct {
 	// OffsetDB lists, per worker, its SNR relative to Config.SNRdB in dB:
-	// β_k = 10^{OffsetDB[k]/10}. It needs one entry per worker.
+	// β_k = 10^{OffsetDB[k]/10}. It needs one entry per worker, each within
+	// ±MaxOffsetDB.
 	OffsetDB []float64
 	// DMin and DMax bound the worker distances, drawn once per link
 	// (Transmit call) uniformly in [DMin, DMax] from its generator; Exponent
@@ -40,8 +41,8 @@ func (l LargeScale) validate() error {
 			return fmt.Errorf("per-worker SNR offsets and a path-loss model both given: choose one")
 		}
 		for k, o := range l.OffsetDB {
-			if !finite(o) {
-				return fmt.Errorf("SNR offset of worker %d = %v dB: must be finite", k+1, o)
+			if !(math.Abs(o) <= MaxOffsetDB) {
+				return fmt.Errorf("SNR offset of worker %d = %v dB: must be in [%g, %g] dB (far outside it the worker's power scale P_k overflows)", k+1, o, -MaxOffsetDB, MaxOffsetDB)
 			}
 		}
 		return nil

@@ -1,6 +1,7 @@
 package channel
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -54,19 +55,30 @@ func newZFLink(c Config, mr int) *zfLink {
 	return z
 }
 
+// maxRedraws bounds the draws of one block's channel: a singular ĤĤᵀ has
+// probability zero, so maxRedraws singular draws in a row mean that the
+// channel law is degenerate in floating point (a Rician K-factor so large
+// that the scattered part vanishes), not bad luck.
+const maxRedraws = 100
+
+// errSingular reports maxRedraws singular draws of ĤĤᵀ in a row.
+var errSingular = fmt.Errorf("channel: %d draws of the channel estimate Ĥ in a row have ĤĤᵀ singular in floating point, so it cannot be zero-forced (is the Rician K-factor so large that the scattered part vanishes?)", maxRedraws)
+
 // draw draws H and Ĥ for worker link w until ĤĤᵀ is positive definite (a
-// singular draw has probability zero), and factorises ĤĤᵀ.
-func (z *zfLink) draw(rng *rand.Rand, w workerLink) {
-	for {
+// singular draw has probability zero), and factorises ĤĤᵀ; it gives up
+// with errSingular after maxRedraws draws.
+func (z *zfLink) draw(rng *rand.Rand, w workerLink) error {
+	for range maxRedraws {
 		if z.cplx {
 			z.drawComplex(rng, w)
 		} else {
 			z.drawReal(rng, w)
 		}
 		if z.factor() {
-			return
+			return nil
 		}
 	}
+	return errSingular
 }
 
 // drawReal draws H with i.i.d. N(0,1) entries and, under imperfect CSI,
@@ -128,10 +140,14 @@ func (z *zfLink) factor() bool {
 // X = ‖t‖²/(v̂ ‖x‖²) below the cutoff is not sent. Otherwise H x is added
 // to dst. It returns the transmit energy ‖x‖²/β (the worker's channel is
 // √β H), the residual interference power per symbol ‖H x − t‖²/m_r
-// (computed only under imperfect CSI) and whether the block was sent.
-func (z *zfLink) send(rng *rand.Rand, dst, t []float64, w workerLink) (energy, resid float64, sent bool) {
-	z.draw(rng, w)
-	return z.apply(dst, t, w)
+// (computed only under imperfect CSI) and whether the block was sent, or
+// the error of draw.
+func (z *zfLink) send(rng *rand.Rand, dst, t []float64, w workerLink) (energy, resid float64, sent bool, err error) {
+	if err := z.draw(rng, w); err != nil {
+		return 0, 0, false, err
+	}
+	energy, resid, sent = z.apply(dst, t, w)
+	return energy, resid, sent, nil
 }
 
 // apply is send on the channel drawn last.

@@ -296,14 +296,22 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, prev *Received) 
 	}
 	sigma := math.Sqrt(rx.N0)
 	tx := mat.NewVecDense(mr, nil) // E_k θ_k: the symbols the receiver should see
+	var sendErr error              // the first error of a physical draw; the blocks after it are not sent
 	send := func(dst []float64, worker, block int, theta []float64) {
+		if sendErr != nil {
+			return
+		}
 		tx.MulVec(enc[worker], mat.NewVecDense(d, theta))
 		t := tx.RawVector().Data
 		var energy, resid float64
 		ok := true
 		switch {
 		case physical:
-			energy, resid, ok = zf.send(rng, dst, t, links[worker])
+			var err error
+			if energy, resid, ok, err = zf.send(rng, dst, t, links[worker]); err != nil {
+				sendErr = fmt.Errorf("worker %d, block %d: %w", worker+1, block+1, err)
+				return
+			}
 		case equivalent:
 			energy, resid, ok = eq.send(dst, t, links[worker])
 		default:
@@ -344,6 +352,9 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, prev *Received) 
 			addNoise(rng, row, sigma)
 		}
 		rx.Y = []*mat.Dense{y}
+	}
+	if sendErr != nil {
+		return nil, sendErr
 	}
 	for i := range rx.TxPower {
 		rx.TxPower[i] /= float64(s)

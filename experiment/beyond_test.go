@@ -188,6 +188,11 @@ func TestBeyondParametersChecked(t *testing.T) {
 		{[]string{"snr_spread_db=10", "d_min=1", "d_max=10", "path_exponent=3"}, "choose one"},
 		{[]string{"peak_power=20"}, "rayleigh"},
 		{[]string{"fading=rician", "k_factor=2"}, "complex"},
+		{[]string{"fading=rician", "complex=true", "k_factor=1e300"}, "K-factor = 1e+300: must be in [0, 1e+06]"},
+		{[]string{"fading=rayleigh", "csi_error=1e300"}, "σ_e² = 1e+300: must be in [0, 1e+10]"},
+		{[]string{"snr_offsets_db=1e300,0,0,0,0,0,0,0,0,0"}, "offset of worker 1 = 1e+300 dB: must be in [-100, 100]"},
+		{[]string{"fading=rayleigh", "pilot_len=20", "pilot_snr_db=-1e300"}, "pilot SNR = -1e+300 dB: must be in [-100, 100]"},
+		{[]string{"snr_spread_db=1e300"}, "snr_spread_db = 1e+300 dB: must be at most 200"},
 	} {
 		_, _, err := runner.Resolve(spec, c.sets, true, 1)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

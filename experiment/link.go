@@ -59,6 +59,9 @@ func (l linkConfig) validate() error {
 	if err := l.channel.Validate(); err != nil {
 		return err
 	}
+	if l.spreadDB > 2*channel.MaxOffsetDB {
+		return fmt.Errorf("snr_spread_db = %g dB: must be at most %g dB (offsets within ±%g dB, as snr_offsets_db; far outside them the power scale P_k overflows)", l.spreadDB, 2*channel.MaxOffsetDB, channel.MaxOffsetDB)
+	}
 	if l.spreadDB > 0 && l.channel.Gains.OffsetDB != nil {
 		return fmt.Errorf("snr_spread_db and snr_offsets_db both set: choose one source of per-worker SNR")
 	}
