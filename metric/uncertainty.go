@@ -104,8 +104,17 @@ func newReference(mean []float64, cov *mat.SymDense) (*Reference, error) {
 // Dim returns the reference's dimension d.
 func (r *Reference) Dim() int { return len(r.mean) }
 
-// traceSqrt returns tr(a^½) = Σ √λ_i of the positive semidefinite a.
+// traceSqrt returns tr(a^½) = Σ √λ_i of the positive semidefinite a. An
+// entry that is not finite is an error (gonum's eigensolver panics on one).
 func traceSqrt(a mat.Symmetric) (float64, error) {
+	n := a.SymmetricDim()
+	for i := range n {
+		for j := i; j < n; j++ {
+			if v := a.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return 0, fmt.Errorf("entry (%d, %d) of the covariance product is %v: the samples' covariance overflows floating point", i, j, v)
+			}
+		}
+	}
 	var eig mat.EigenSym
 	if !eig.Factorize(a, false) {
 		return 0, errors.New("eigendecomposition failed")

@@ -140,6 +140,20 @@ func TestW2NonCommuting(t *testing.T) {
 	}
 }
 
+// W₂ of a covariance that overflowed (infinite or NaN entries) is an error,
+// not a panic of the eigensolver.
+func TestW2NonFinite(t *testing.T) {
+	ref, err := NewGaussianReference([]float64{0, 0}, mat.NewSymDense(2, []float64{1, 0, 0, 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []float64{math.Inf(1), math.NaN()} {
+		if _, err := ref.W2([]float64{0, 0}, mat.NewSymDense(2, []float64{v, 0, 0, 1})); err == nil {
+			t.Errorf("covariance entry %v: no error", v)
+		}
+	}
+}
+
 // Samples of N(μ + a∘σ, s²C) match the closed forms of
 // TestScoreGaussianClosedForm within their Monte Carlo error: S = 20000
 // samples, tolerances five times the standard errors derived below.
