@@ -136,6 +136,14 @@ type Metrics struct {
 	MeanErr, CovErr, Coverage90, W2 float64
 }
 
+// CheckReference reports a reference sample that Evaluate cannot use: fewer
+// than two draws, no more draws than parameters, a constant parameter, or
+// a covariance that is otherwise not positive definite.
+func CheckReference(reference *mat.Dense) error {
+	_, err := metric.NewSampleReference(reference)
+	return err
+}
+
 // Evaluate computes err2 and the uncertainty metrics of samples (S×d, at
 // least two) against reference (S_g×d, at least two) and, when test (N_t×d
 // covariates) is not nil, the mean predictive KL divergence KL(p̂ ‖ p̂_g)

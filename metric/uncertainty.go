@@ -62,16 +62,26 @@ func NewGaussianReference(mean []float64, cov mat.Symmetric) (*Reference, error)
 // NewSampleReference returns the reference of the draws (rows, at least
 // two): their sample mean and covariance, and for coverage90 the empirical
 // distribution of each coordinate's draws.
+// Its covariance must be positive definite: more draws than parameters,
+// none of them constant, none a linear combination of the others.
 func NewSampleReference(draws *mat.Dense) (*Reference, error) {
+	s, d := draws.Dims()
+	if s >= 2 && s <= d {
+		return nil, fmt.Errorf("reference: %d draws of d = %d parameters: their covariance is singular; it needs more draws than parameters", s, d)
+	}
 	mean, cov, err := Moments(draws)
 	if err != nil {
 		return nil, fmt.Errorf("reference: %w", err)
 	}
+	for i := range d {
+		if cov.At(i, i) == 0 {
+			return nil, fmt.Errorf("reference: parameter %d is constant in all %d draws: its variance is 0, so the metrics have no spread to compare with; a reference needs every parameter to vary", i+1, s)
+		}
+	}
 	r, err := newReference(mean, cov)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w (in the reference's %d draws some parameters are linear combinations of the others)", err, s)
 	}
-	s, d := draws.Dims()
 	r.draws = make([][]float64, d)
 	for i := range d {
 		col := mat.Col(make([]float64, s), i, draws)

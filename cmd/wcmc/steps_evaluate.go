@@ -84,6 +84,9 @@ warning that its convergence is unknown.` + interceptHelp,
 				return err
 			}
 			_, d := reference.Dims()
+			if err := wcmc.CheckReference(reference); err != nil {
+				return fmt.Errorf("%s: %w: draw a reference from more draws than parameters (wcmc posterior --samples), of a model whose parameters all vary", ref, err)
+			}
 			if intercept && test == "" {
 				return errors.New("--intercept applies to --test only")
 			}

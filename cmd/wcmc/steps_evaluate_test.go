@@ -110,3 +110,29 @@ func TestEvaluateChecksReference(t *testing.T) {
 		}
 	}
 }
+
+// TestEvaluateDegenerateReference: a reference with a constant parameter,
+// or with no more draws than parameters, is refused before any samples
+// file is read, with the reference's name, the reason and the remedy.
+func TestEvaluateDegenerateReference(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	rng := rand.New(rand.NewPCG(6, 7))
+	const d = 3
+	constant := normalChains(rng, 500, d, 0)
+	for i := range 500 {
+		constant[0].Set(i, 1, 2.5)
+	}
+	writeReference(t, p("const.npy"), constant, false)
+	writeReference(t, p("few.npy"), normalChains(rng, d, d, 0), false)
+	if err := npy.WriteFile(p("samples.npy"), normalChains(rng, 500, d, 0)[0]); err != nil {
+		t.Fatal(err)
+	}
+	for name, why := range map[string]string{"const.npy": "parameter 2 is constant in all 500 draws", "few.npy": "3 draws of d = 3 parameters"} {
+		code, out, errOut := runCLI(t, "evaluate", "--reference", p(name), p("samples.npy"))
+		if code == 0 || out != "" || !strings.Contains(errOut, "wcmc: "+p(name)+": reference: "+why) ||
+			!strings.Contains(errOut, "more draws than parameters (wcmc posterior --samples)") || strings.Contains(errOut, "samples.npy") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q: want a refusal naming the reference, %q and the remedy", name, code, out, errOut, why)
+		}
+	}
+}
