@@ -221,7 +221,7 @@ func FuzzPartitionJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, flagK int, given bool) {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, "partition.json"), data, 0o644)
-		k, err := workerCount(filepath.Join(dir, "shard-1.csv"), flagK, given)
+		k, _, err := workerCount(filepath.Join(dir, "shard-1.csv"), flagK, given)
 		if err != nil {
 			return
 		}

@@ -122,6 +122,27 @@ func TestSampleChecksPartition(t *testing.T) {
 	wantError(t, "shard not listed", run(), "shard-1.csv", "not one of")
 }
 
+// TestSampleChecksShardRows: a self-consistent partition.json of another
+// partition (K = 2) beside a K = 4 shard is refused, since the shard's
+// rows contradict the size it records, instead of tempering with K = 2.
+func TestSampleChecksShardRows(t *testing.T) {
+	four, two := t.TempDir(), t.TempDir()
+	mustRun(t, "partition", "--data", stepsData, "--K", "4", "--out", four)
+	mustRun(t, "partition", "--data", stepsData, "--K", "2", "--out", two)
+	other, err := os.ReadFile(filepath.Join(two, "partition.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(four, "partition.json"), other, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = runSteps("sample", "--shard", filepath.Join(four, "shard-1.csv"), "--worker", "1", "--S", "5", "--burnin", "1", "--out", filepath.Join(four, "s.npy"))
+	wantError(t, "K = 2 partition.json beside a K = 4 shard", err, "shard-1.csv has 100 rows", "records 200 rows", "different partitions (K = 2 there)")
+	if _, err := os.Stat(filepath.Join(four, "s.npy")); err == nil {
+		t.Error("s.npy written")
+	}
+}
+
 // TestAggregateRefusesDivergedSGD: `--optimizer sgd --eta 1e10` reported
 // "objective 184.9 → 1.48e18 … iteration-cap" and exit 0 with θ ≈ 2e8.
 func TestAggregateRefusesDivergedSGD(t *testing.T) {

@@ -70,6 +70,26 @@ func (p partitionFile) check(meta, shard string) error {
 	return nil
 }
 
+// checkRows compares the shard read from file shard with the size and
+// class-1 count that the partition.json at meta records for it, so that a
+// partition.json of another partition is not taken for this one's (its K
+// would temper the prior wrongly).
+func (p partitionFile) checkRows(meta, shard string, s dataset.Set) error {
+	i := slices.Index(p.Shards, filepath.Base(shard))
+	if i < 0 {
+		return fmt.Errorf("%s is not one of the shards %v listed in %s: give a shard written by that partition", shard, p.Shards, meta)
+	}
+	ones := 0
+	for _, v := range s.V {
+		ones += int(v)
+	}
+	if s.Len() != p.Sizes[i] || ones != p.Ones[i] {
+		return fmt.Errorf("%s has %d rows with %d of class 1, but %s records %d rows with %d of class 1 for it: the shard and partition.json come from different partitions (K = %d there); give the partition.json written with this shard, or partition the data again",
+			shard, s.Len(), ones, meta, p.Sizes[i], p.Ones[i], p.K)
+	}
+	return nil
+}
+
 func newPartitionCmd() *cobra.Command {
 	var (
 		data, mnist, classes, split, rule, out string

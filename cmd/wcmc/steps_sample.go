@@ -45,7 +45,7 @@ from the in-process pipeline (wcmc.SampleWorkers) with the same seed.` + sampler
 			if shard == "" {
 				return errors.New("no shard given (--shard shards/shard-k.csv)")
 			}
-			K, err := workerCount(shard, k, cmd.Flags().Changed("num-workers"))
+			K, part, err := workerCount(shard, k, cmd.Flags().Changed("num-workers"))
 			if err != nil {
 				return err
 			}
@@ -59,6 +59,11 @@ from the in-process pipeline (wcmc.SampleWorkers) with the same seed.` + sampler
 			data, err := readCovariates(shard, intercept)
 			if err != nil {
 				return err
+			}
+			if part != nil {
+				if err := part.checkRows(filepath.Join(filepath.Dir(shard), "partition.json"), shard, data); err != nil {
+					return err
+				}
 			}
 			if cmd.Flags().Changed("out") && out == "" {
 				return errEmptyOut
@@ -101,29 +106,30 @@ from the in-process pipeline (wcmc.SampleWorkers) with the same seed.` + sampler
 }
 
 // workerCount returns K from the flag and/or the partition.json beside
-// shard, which must agree when both are present.
-func workerCount(shard string, flagK int, given bool) (int, error) {
+// shard, which must agree when both are present, and that partition.json
+// (nil when there is none).
+func workerCount(shard string, flagK int, given bool) (int, *partitionFile, error) {
 	meta := filepath.Join(filepath.Dir(shard), "partition.json")
 	var p partitionFile
 	err := readJSON(meta, &p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if !given {
-			return 0, fmt.Errorf("--num-workers is required: there is no %s beside %s to read it from", meta, shard)
+			return 0, nil, fmt.Errorf("--num-workers is required: there is no %s beside %s to read it from", meta, shard)
 		}
 		if flagK < 1 {
-			return 0, fmt.Errorf("--num-workers must be ≥ 1, got %d", flagK)
+			return 0, nil, fmt.Errorf("--num-workers must be ≥ 1, got %d", flagK)
 		}
-		return flagK, nil
+		return flagK, nil, nil
 	case err != nil:
-		return 0, err
+		return 0, nil, err
 	case p.Format != partitionFormat || p.K < 1:
-		return 0, fmt.Errorf("%s: not a partition.json written by wcmc partition (format %q, K = %d)", meta, p.Format, p.K)
+		return 0, nil, fmt.Errorf("%s: not a partition.json written by wcmc partition (format %q, K = %d)", meta, p.Format, p.K)
 	case given && flagK != p.K:
-		return 0, fmt.Errorf("--num-workers %d disagrees with K = %d in %s: the prior tempering p(θ)^{1/K} needs the true number of workers", flagK, p.K, meta)
+		return 0, nil, fmt.Errorf("--num-workers %d disagrees with K = %d in %s: the prior tempering p(θ)^{1/K} needs the true number of workers", flagK, p.K, meta)
 	}
 	if err := p.check(meta, shard); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	return p.K, nil
+	return p.K, &p, nil
 }
