@@ -67,7 +67,7 @@ func NewGaussianReference(mean []float64, cov mat.Symmetric) (*Reference, error)
 func NewSampleReference(draws *mat.Dense) (*Reference, error) {
 	s, d := draws.Dims()
 	if s >= 2 && s <= d {
-		return nil, fmt.Errorf("reference: %d draws of d = %d parameters: their covariance is singular; it needs more draws than parameters", s, d)
+		return nil, fmt.Errorf("reference: %d draws of d = %d parameters: their covariance is singular", s, d)
 	}
 	mean, cov, err := Moments(draws)
 	if err != nil {
@@ -75,7 +75,7 @@ func NewSampleReference(draws *mat.Dense) (*Reference, error) {
 	}
 	for i := range d {
 		if cov.At(i, i) == 0 {
-			return nil, fmt.Errorf("reference: parameter %d is constant in all %d draws: its variance is 0, so the metrics have no spread to compare with; a reference needs every parameter to vary", i+1, s)
+			return nil, fmt.Errorf("reference: parameter %d is constant in all %d draws (variance 0), so the metrics, in units of its spread, are undefined", i+1, s)
 		}
 	}
 	r, err := newReference(mean, cov)

@@ -85,7 +85,7 @@ warning that its convergence is unknown.` + interceptHelp,
 			}
 			_, d := reference.Dims()
 			if err := wcmc.CheckReference(reference); err != nil {
-				return fmt.Errorf("%s: %w: draw a reference from more draws than parameters (wcmc posterior --samples), of a model whose parameters all vary", ref, err)
+				return fmt.Errorf("%s: %w: a reference needs more draws than parameters, every parameter varying (draw one with wcmc posterior, --samples)", ref, err)
 			}
 			if intercept && test == "" {
 				return errors.New("--intercept applies to --test only")

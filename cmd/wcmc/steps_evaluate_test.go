@@ -131,7 +131,7 @@ func TestEvaluateDegenerateReference(t *testing.T) {
 	for name, why := range map[string]string{"const.npy": "parameter 2 is constant in all 500 draws", "few.npy": "3 draws of d = 3 parameters"} {
 		code, out, errOut := runCLI(t, "evaluate", "--reference", p(name), p("samples.npy"))
 		if code == 0 || out != "" || !strings.Contains(errOut, "wcmc: "+p(name)+": reference: "+why) ||
-			!strings.Contains(errOut, "more draws than parameters (wcmc posterior --samples)") || strings.Contains(errOut, "samples.npy") {
+			!strings.Contains(errOut, "a reference needs more draws than parameters, every parameter varying (draw one with wcmc posterior, --samples)") || strings.Contains(errOut, "samples.npy") {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q: want a refusal naming the reference, %q and the remedy", name, code, out, errOut, why)
 		}
 	}
