@@ -638,6 +638,16 @@ func TestDrawGivesUp(t *testing.T) {
 	if err := z.draw(rand.New(rand.NewPCG(33, 34)), c.workerLink(1)); err != nil {
 		t.Fatalf("K = MaxKFactor: %v", err)
 	}
+	// Pilots at −100 dB and a gain of −100 dB: the MMSE estimate of a
+	// K = 10⁶ channel is its line of sight alone up to rounding, nearly
+	// every draw rank one. Transmit reports it, naming the block.
+	c.CSI = CSI{PilotLen: 8, PilotSNRdB: -MaxPilotDB}
+	c.Gains.OffsetDB = []float64{-MaxOffsetDB}
+	c.Power, c.Physical, c.Repetition = 1, true, 2
+	rng := rand.New(rand.NewPCG(35, 36))
+	if _, err := Transmit(rng, c, []*mat.Dense{gaussSamples(rng, 200, 3, 1)}); !errors.Is(err, errSingular) || !strings.Contains(err.Error(), "worker 1, block ") {
+		t.Fatalf("weak pilots of a K = MaxKFactor channel: error %v, want errSingular naming worker 1's block", err)
+	}
 }
 
 // TestLinkRoundTripBeyond: gains, outage marks and residual powers survive

@@ -57,12 +57,12 @@ func newZFLink(c Config, mr int) *zfLink {
 
 // maxRedraws bounds the draws of one block's channel: a singular ĤĤᵀ has
 // probability zero, so maxRedraws singular draws in a row mean that the
-// channel law is degenerate in floating point (a Rician K-factor so large
-// that the scattered part vanishes), not bad luck.
+// channel law is degenerate in floating point (the scattered part of Ĥ
+// vanishing next to the Rician line of sight), not bad luck.
 const maxRedraws = 100
 
 // errSingular reports maxRedraws singular draws of ĤĤᵀ in a row.
-var errSingular = fmt.Errorf("channel: %d draws of the channel estimate Ĥ in a row have ĤĤᵀ singular in floating point, so it cannot be zero-forced (is the Rician K-factor so large that the scattered part vanishes?)", maxRedraws)
+var errSingular = fmt.Errorf("channel: %d draws of the channel estimate Ĥ in a row have ĤĤᵀ singular in floating point, so it cannot be zero-forced: the scattered part of Ĥ vanishes next to its Rician line of sight (a K-factor too large, or pilots so weak that the MMSE estimate is the line of sight alone)", maxRedraws)
 
 // draw draws H and Ĥ for worker link w until ĤĤᵀ is positive definite (a
 // singular draw has probability zero), and factorises ĤĤᵀ; it gives up
