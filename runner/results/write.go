@@ -194,6 +194,10 @@ type infoRecord struct {
 }
 
 type runRecord struct {
+	// Format is the version of this layout, resultsFormat when written;
+	// absent (0) in results written before it was recorded, which may
+	// lack Digests.
+	Format         int               `json:"format,omitempty"`
 	Experiment     string            `json:"experiment"`
 	Figure         string            `json:"figure"`
 	Description    string            `json:"description"`
@@ -223,6 +227,11 @@ type runRecord struct {
 	Digests map[string]string `json:"digests,omitempty"`
 }
 
+// resultsFormat is the format of the ID.json that WriteFiles writes.
+// Format 2 records the digests of ID.csv and ID.summary.csv always; the
+// files before it had no format field (format 1) and may have none.
+const resultsFormat = 2
+
 // sessionRecord is a runner.Session in the results JSON.
 type sessionRecord struct {
 	Began       time.Time `json:"began"`
@@ -234,7 +243,7 @@ type sessionRecord struct {
 
 func writeJSON(w io.Writer, res *runner.Result, figWarnings []string, digests map[string]string) error {
 	rec := runRecord{
-		Experiment: res.Spec.ID, Figure: res.Spec.Figure, Description: Describe(res.Spec, res),
+		Format: resultsFormat, Experiment: res.Spec.ID, Figure: res.Spec.Figure, Description: Describe(res.Spec, res),
 		XName: res.Spec.X, Params: res.Values.Map(), Seed: res.Seed, Trials: res.Trials,
 		Quick: res.Quick, Version: res.ComputedBy(), Skipped: res.Notes, FigureWarnings: figWarnings,
 		Info: []infoRecord{}, Start: res.Start, End: res.End,
