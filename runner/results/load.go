@@ -300,7 +300,7 @@ func LoadMatching(dir string, plan *runner.Plan, accept ...string) (*runner.Resu
 		if !plan.SameSetting(p, res.Values.Raw(p.Name), res.InputDigests) {
 			s, w := res.Values.Raw(p.Name), plan.Values.Raw(p.Name)
 			if p.Digest != nil {
-				w += dataHint(res, p.Name)
+				w += dataHint(res, p, s, w)
 			}
 			return nil, mismatch("parameter "+p.Name, s, w)
 		}
@@ -308,11 +308,15 @@ func LoadMatching(dir string, plan *runner.Plan, accept ...string) (*runner.Resu
 	return res, nil
 }
 
-// dataHint says why a result stored with another data folder was not
-// reused: the data differs from what it recorded, or it recorded none.
-func dataHint(res *runner.Result, name string) string {
-	if _, ok := res.InputDigests[name]; ok {
-		return " (another folder, whose data differs from the stored result's)"
+// dataHint says why a result stored with data folder stored of p was not
+// reused in folder want: the data differs from what it recorded (in
+// another folder, or replaced in the same one), or it recorded none.
+func dataHint(res *runner.Result, p runner.Param, stored, want string) string {
+	if _, ok := res.InputDigests[p.Name]; !ok {
+		return " (another folder; the stored result records no digest of its data to compare)"
 	}
-	return " (another folder; the stored result records no digest of its data to compare)"
+	if p.SameValue(stored, want) {
+		return " (the data in it differs from the stored result's)"
+	}
+	return " (another folder, whose data differs from the stored result's)"
 }
