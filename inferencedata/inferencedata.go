@@ -277,8 +277,10 @@ func Write(path string, d Data) error {
 // under path, saying when a file size limit or a full disk is the cause.
 func writeError(path, tmp string, err error) error {
 	var pe *fs.PathError
-	if errors.As(err, &pe) && strings.HasPrefix(pe.Path, tmp) {
-		pe.Path = path + pe.Path[len(tmp):]
+	if errors.As(err, &pe) {
+		if rel, rerr := filepath.Rel(filepath.Clean(tmp), filepath.Clean(pe.Path)); rerr == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			pe.Path = filepath.Join(path, rel)
+		}
 	}
 	switch {
 	case errors.Is(err, syscall.EFBIG):
