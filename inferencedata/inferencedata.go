@@ -38,6 +38,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -258,7 +259,7 @@ func Write(path string, d Data) error {
 	}
 	defer os.RemoveAll(tmp)
 	if err := d.writeTo(tmp); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return writeError(path, tmp, err)
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return err
@@ -269,6 +270,25 @@ func Write(path string, d Data) error {
 		}
 	}
 	return os.Rename(tmp, path)
+}
+
+// writeError is the error of writing the store at path through the
+// temporary directory tmp (removed on return): err with its file named
+// under path, saying when a file size limit or a full disk is the cause.
+func writeError(path, tmp string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		if rel, rerr := filepath.Rel(filepath.Clean(tmp), filepath.Clean(pe.Path)); rerr == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			pe.Path = filepath.Join(path, rel)
+		}
+	}
+	switch {
+	case errors.Is(err, syscall.EFBIG):
+		return fmt.Errorf("writing %s: %w (a file size limit, ulimit -f, was reached; nothing was written)", path, err)
+	case errors.Is(err, syscall.ENOSPC):
+		return fmt.Errorf("writing %s: %w (the disk is full; nothing was written)", path, err)
+	}
+	return fmt.Errorf("writing %s: %w", path, err)
 }
 
 // writeTo writes the store's files under the existing directory dir.

@@ -36,10 +36,15 @@ func (p *Plan) digestInputs() map[string]string {
 // parameter q, and digests of its input data (Result.InputDigests; nil if
 // none were recorded), used plan's setting of q: the same value
 // (Param.SameValue), or, for a parameter naming input data (Param.Digest),
-// the same folder under another spelling (a relative path, a symbolic
-// link) or data whose digest equals the recorded one (the data was moved
-// or copied; p's own digests are p.InputDigests).
+// the same data. When both the recorded digest and p's (p.InputDigests)
+// are known, they decide, whatever the folders' paths: data moved or
+// copied elsewhere matches, data replaced in the same folder does not
+// (OtherData). Otherwise the same folder under another spelling (a
+// relative path, a symbolic link) matches.
 func (p *Plan) SameSetting(q Param, stored string, digests map[string]string) bool {
+	if recorded, current, ok := p.dataDigests(q, digests); ok {
+		return recorded == current
+	}
 	want := p.Values.Raw(q.Name)
 	if q.SameValue(stored, want) {
 		return true
@@ -47,15 +52,32 @@ func (p *Plan) SameSetting(q Param, stored string, digests map[string]string) bo
 	if q.Digest == nil || stored == "" || want == "" {
 		return false
 	}
-	if a, err := os.Stat(stored); err == nil {
-		if b, err := os.Stat(want); err == nil && os.SameFile(a, b) {
-			return true
-		}
-	}
-	recorded, ok := digests[q.Name]
-	if !ok {
+	a, err := os.Stat(stored)
+	if err != nil {
 		return false
 	}
-	d, ok := p.InputDigests()[q.Name]
-	return ok && d == recorded
+	b, err := os.Stat(want)
+	return err == nil && os.SameFile(a, b)
+}
+
+// OtherData returns the recorded digest of the data parameter q names
+// (from digests, as for SameSetting) and p's, when both are known and
+// differ: the run read other data than p would.
+func (p *Plan) OtherData(q Param, digests map[string]string) (recorded, current string, differ bool) {
+	recorded, current, ok := p.dataDigests(q, digests)
+	return recorded, current, ok && recorded != current
+}
+
+// dataDigests returns the recorded and p's digest of q's data, ok when q
+// names data and both are known.
+func (p *Plan) dataDigests(q Param, digests map[string]string) (recorded, current string, ok bool) {
+	if q.Digest == nil {
+		return "", "", false
+	}
+	recorded, ok = digests[q.Name]
+	if !ok {
+		return "", "", false
+	}
+	current, ok = p.InputDigests()[q.Name]
+	return recorded, current, ok
 }

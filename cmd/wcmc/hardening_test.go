@@ -73,7 +73,8 @@ func TestRunRefusesBeforeWork(t *testing.T) {
 // reference.npy` turned the reference into CSV text, and aggregate wrote
 // onto its --data or into the signals of --rx; an output that is an input
 // (by path, through a symbolic link, or a hard link) is now refused before
-// any work, and the input is unchanged.
+// any work, and the input is unchanged. The files evaluate reads beside
+// the reference (its summary and sampler record) are inputs too.
 func TestStepsRefuseInputAsOutput(t *testing.T) {
 	dir := t.TempDir()
 	stepsFixture(t, dir)
@@ -87,7 +88,7 @@ func TestStepsRefuseInputAsOutput(t *testing.T) {
 	if err := os.Link(p("rx-noma/received.npy"), p("hard.npy")); err != nil {
 		t.Fatal(err)
 	}
-	inputs := []string{p("reference.npy"), data, p("rx-noma/received.npy"), p("rx-noma/link.json"), p("rx-oma/received-2.npy"), p("samples/samples-1.npy"), p("shards/shard-1.csv")}
+	inputs := []string{p("reference.npy"), p("reference.summary.csv"), p("reference.sampler.json"), data, p("rx-noma/received.npy"), p("rx-noma/link.json"), p("rx-oma/received-2.npy"), p("samples/samples-1.npy"), p("shards/shard-1.csv")}
 	before := map[string][]byte{}
 	for _, f := range inputs {
 		before[f], _ = os.ReadFile(f)
@@ -100,6 +101,8 @@ func TestStepsRefuseInputAsOutput(t *testing.T) {
 		{[]string{"evaluate", "--reference", p("reference.npy"), "--out", p("ref-link.npy"), p("samples/samples-1.npy")}, []string{"output " + p("ref-link.npy"), "would overwrite the input"}},
 		{[]string{"evaluate", "--reference", p("reference.npy"), "--out", p("samples/../samples/samples-1.npy"), p("samples/samples-1.npy")}, []string{"would overwrite the input"}},
 		{[]string{"evaluate", "--reference", p("reference.npy"), "--out", "", p("samples/samples-1.npy")}, []string{"--out is empty"}},
+		{[]string{"evaluate", "--allow-unconverged-reference", "--reference", p("reference.npy"), "--out", p("reference.summary.csv"), p("samples/samples-1.npy")}, []string{"would overwrite the input " + p("reference.summary.csv")}},
+		{[]string{"evaluate", "--allow-unconverged-reference", "--reference", p("reference.npy"), "--out", p("reference.sampler.json"), p("samples/samples-1.npy")}, []string{"would overwrite the input " + p("reference.sampler.json")}},
 		{[]string{"aggregate", "--rx", p("rx-noma"), "--data", data, "--out", data}, []string{"would overwrite the input " + data}},
 		{[]string{"aggregate", "--rx", p("rx-noma"), "--scheme", "wgcmc", "--out", p("rx-noma/received.npy")}, []string{"would overwrite the input " + p("rx-noma/received.npy")}},
 		{[]string{"aggregate", "--rx", p("rx-noma"), "--scheme", "wgcmc", "--out", p("rx-noma/link.json")}, []string{"would overwrite the input"}},

@@ -52,7 +52,10 @@ results may differ: --force merges them with a warning.`,
 			if err != nil {
 				return err
 			}
-			files, warns, err := results.WriteFiles(out, res)
+			removed := func(path string) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "removed %s, left by an earlier process killed while writing it\n", path)
+			}
+			files, warns, err := results.WriteFilesWith(out, res, results.Options{Removed: removed})
 			if err != nil {
 				return err
 			}

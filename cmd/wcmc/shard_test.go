@@ -196,3 +196,51 @@ func TestMergeCommand(t *testing.T) {
 		t.Errorf("--shard 2/2: %s", e)
 	}
 }
+
+// TestMergeRemovesStaleTemporaries: a merge killed while writing left
+// .ID.*.tmpNNN files in --out that no later merge removed; the next merge
+// removes those of the files it writes, says so, and leaves others alone.
+func TestMergeRemovesStaleTemporaries(t *testing.T) {
+	noSchedulerEnv(t)
+	specs := []runner.Spec{stopSpec(nil)}
+	root := t.TempDir()
+	run := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		code := execute(context.Background(), specs, args, &stdout, &stderr)
+		return code, stdout.String(), stderr.String()
+	}
+	var dirs []string
+	for _, s := range []string{"0/2", "1/2"} {
+		d := filepath.Join(root, "s"+s[:1])
+		if code, out, e := run("run", "toy", "--shard", s, "--out", d); code != 0 {
+			t.Fatalf("shard %s: exit %d\n%s%s", s, code, out, e)
+		}
+		dirs = append(dirs, d)
+	}
+	m := filepath.Join(root, "m")
+	if err := os.MkdirAll(m, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stale := []string{".toy.csv.tmp123", ".toy.summary.csv.tmp45", ".toy.json.tmp6", ".toy.png.tmp789"}
+	keep := []string{".other.csv.tmp1", ".toy.run.json.tmp2", "toy.notes.txt"}
+	for _, n := range append(append([]string{}, stale...), keep...) {
+		writeText(t, filepath.Join(m, n), "partial")
+	}
+	code, out, e := run(append([]string{"merge", "--out", m}, dirs...)...)
+	if code != 0 {
+		t.Fatalf("merge: exit %d\n%s%s", code, out, e)
+	}
+	for _, n := range stale {
+		if _, err := os.Lstat(filepath.Join(m, n)); err == nil {
+			t.Errorf("stale %s left in place", n)
+		}
+		if !strings.Contains(e, "removed "+filepath.Join(m, n)+", left by an earlier process killed while writing it") {
+			t.Errorf("merge does not say it removed %s:\n%s", n, e)
+		}
+	}
+	for _, n := range keep {
+		if _, err := os.Lstat(filepath.Join(m, n)); err != nil {
+			t.Errorf("%s, not a file merge writes, was removed", n)
+		}
+	}
+}

@@ -71,7 +71,9 @@ warning that its convergence is unknown.` + interceptHelp,
 				return errors.New("no reference samples given (--reference REF.npy, written by wcmc posterior)")
 			}
 			if cmd.Flags().Changed("out") {
-				if err := checkNotInputs(outPaths(out), append([]string{ref, test}, args...)); err != nil {
+				// The reference's summary and sampler record are read too.
+				inputs := append([]string{ref, summaryPath(ref), recordPath(ref), test}, args...)
+				if err := checkNotInputs(outPaths(out), inputs); err != nil {
 					return err
 				}
 			}

@@ -78,6 +78,10 @@ func (id Identity) Mismatch(p *runner.Plan) []string {
 		case !ok:
 			out = append(out, fmt.Sprintf("parameter %q missing", prm.Name))
 		case !p.SameSetting(prm, theirs, id.InputDigests):
+			if recorded, current, ok := p.OtherData(prm, id.InputDigests); ok {
+				out = append(out, fmt.Sprintf("parameter %q = %q holding data of digest %s, not %q holding data of digest %s", prm.Name, theirs, recorded, mine[prm.Name], current))
+				break
+			}
 			out = append(out, fmt.Sprintf("parameter %q = %q, not %q", prm.Name, theirs, mine[prm.Name]))
 		}
 	}

@@ -695,6 +695,52 @@ func TestDataFolderMoved(t *testing.T) {
 	}
 }
 
+// TestDataChangedInPlace: data replaced in the same folder between
+// sessions, or read from one folder by shards at different times, is
+// another run: a resume and a merge compare the recorded digest even when
+// the folder's path is the same, and name both digests.
+func TestDataChangedInPlace(t *testing.T) {
+	spec := sweeptest.WithData(sweeptest.Noise())
+	data := sweeptest.DataFolder(t, "mnist")
+	replace := func(content string) {
+		if err := os.WriteFile(filepath.Join(data, "file"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := func(dir string) Options {
+		return Options{Options: runner.Options{Seed: 5, Trials: 3, Workers: 1, Sets: []string{"data=" + data}}, Dir: dir}
+	}
+	dir := t.TempDir()
+	interrupt(t, spec, opts(dir), 2)
+	replace("fashion")
+	o := opts(dir)
+	o.Resume = true
+	_, err := Run(context.Background(), spec, o)
+	for _, want := range []string{`parameter "data"`, "content:mnist", "content:fashion"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("resume on data replaced in place: error %v, want one naming %q", err, want)
+		}
+	}
+
+	replace("mnist")
+	var dirs []string
+	for i := range 2 {
+		if i == 1 {
+			replace("fashion")
+		}
+		o := opts(t.TempDir())
+		o.Shard = runner.Shard{Index: i, Count: 2}
+		mustRun(t, spec, o)
+		dirs = append(dirs, o.Dir)
+	}
+	_, err = Merge([]runner.Spec{spec}, dirs, MergeOptions{})
+	for _, want := range []string{`parameter "data"`, "content:mnist", "content:fashion"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("merge of shards on two data sets in one folder: error %v, want one naming %q", err, want)
+		}
+	}
+}
+
 func TestResumingAFormat2JournalMakesItCurrent(t *testing.T) {
 	// Lines naming their machine would read as damaged to a wcmc of format
 	// 2: resuming such a journal rewrites its identity first, so that the

@@ -56,6 +56,10 @@ type Options struct {
 	// experiment's figures (Spec.Trajectory) always draw medians with the
 	// 5–95% range of the trials.
 	Band Band
+	// Removed, when set, is told the path of each temporary file that an
+	// earlier, killed write of the same files left and that is removed
+	// before writing.
+	Removed func(path string)
 }
 
 // ciLevel is the coverage of BandCI.

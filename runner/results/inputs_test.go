@@ -14,7 +14,8 @@ import (
 
 // TestLoadMatchingDataFolder: a result is reused from another folder
 // holding the same data (its recorded digest), or from the same folder
-// spelled otherwise; not from a folder holding other data, nor from
+// spelled otherwise; not from a folder holding other data (the same
+// folder, its data replaced, included), nor from
 // another folder when the stored result recorded no digest.
 func TestLoadMatchingDataFolder(t *testing.T) {
 	a, same, other := sweeptest.DataFolder(t, "mnist"), sweeptest.DataFolder(t, "mnist"), sweeptest.DataFolder(t, "fashion")
@@ -51,6 +52,18 @@ func TestLoadMatchingDataFolder(t *testing.T) {
 	err := load(other)
 	if !errors.Is(err, results.ErrMismatch) || !strings.Contains(err.Error(), "data differs") {
 		t.Errorf("a folder with other data: %v, want a mismatch saying the data differs", err)
+	}
+
+	// The same folder, its data replaced since: another run.
+	if err := os.WriteFile(filepath.Join(a, "file"), []byte("fashion"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = load(a)
+	if !errors.Is(err, results.ErrMismatch) || !strings.Contains(err.Error(), "the data in it differs from the stored result's") {
+		t.Errorf("the same folder holding other data: %v, want a mismatch saying its data differs", err)
+	}
+	if err := os.WriteFile(filepath.Join(a, "file"), []byte("mnist"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 
 	// A result stored before digests were recorded: only the same folder.

@@ -54,8 +54,9 @@ func (e *MismatchError) Is(target error) bool { return target == ErrMismatch }
 // killed (see atomicfile.Unfinished) are an error naming them. The files
 // whose SHA-256 the JSON records (ID.csv, ID.summary.csv) must still have
 // it: a file modified after it was written is an error naming
-// it. Results written before digests were recorded have none, and are
-// accepted without the check.
+// it. Results of the current format without those digests are an error;
+// results written before the format was recorded may have none, and are
+// accepted without the check (but LoadMatching does not reuse them).
 //
 // Summarize(Load(…)) equals the summary of the run that wrote the
 // files: values round-trip exactly. Info values come back as JSON types
@@ -142,6 +143,12 @@ func load(dir string, spec runner.Spec) (*runner.Result, *runRecord, error) {
 		tr.Info[in.Scheme] = in.Info
 	}
 
+	if rec.Format > resultsFormat {
+		return nil, nil, fmt.Errorf("reading %s: results format %d, written by a newer wcmc than this one (format %d)", jsonPath, rec.Format, resultsFormat)
+	}
+	if missing := missingDigests(id, rec.Digests); missing != "" && rec.Format >= 2 {
+		return nil, nil, fmt.Errorf("%s records no SHA-256 of %s, which results of its format always record: it was edited, and the files cannot be trusted; run the experiment again", jsonPath, missing)
+	}
 	if err := checkDigests(dir, jsonPath, rec.Digests); err != nil {
 		return nil, nil, err
 	}
@@ -155,6 +162,18 @@ func load(dir string, spec runner.Spec) (*runner.Result, *runRecord, error) {
 		}
 	}
 	return res, &rec, nil
+}
+
+// missingDigests names the files of experiment id whose SHA-256 digests
+// lacks (ID.csv, ID.summary.csv), "" if none.
+func missingDigests(id string, digests map[string]string) string {
+	var missing []string
+	for _, name := range []string{id + ".csv", id + ".summary.csv"} {
+		if digests[name] == "" {
+			missing = append(missing, name)
+		}
+	}
+	return strings.Join(missing, " and ")
 }
 
 // checkDigests checks that the files in dir named in digests (file name →
@@ -250,13 +269,20 @@ func readRows(path string, spec runner.Spec, res *runner.Result, point func(floa
 // quick flag, and by this version of wcmc (runner.Version) or one of the
 // versions in accept (which the caller knows to compute the same). A
 // difference gives a *MismatchError (errors.Is(err, ErrMismatch));
-// missing files give an error matching fs.ErrNotExist.
+// missing files give an error matching fs.ErrNotExist. Results that
+// record no digests of their CSV files (see Load) are an error: they
+// cannot be checked, so are not reused.
 func LoadMatching(dir string, plan *runner.Plan, accept ...string) (*runner.Result, error) {
 	res, rec, err := load(dir, plan.Spec)
 	if err != nil {
 		return nil, err
 	}
 	id := plan.Spec.ID
+	if missing := missingDigests(id, rec.Digests); missing != "" {
+		// Results of the format before digests: readable, but whether
+		// the files are as written cannot be checked, so not reused.
+		return nil, fmt.Errorf("%s records no SHA-256 of %s (results of an older wcmc, or an edited file), so they cannot be checked", filepath.Join(dir, id+".json"), missing)
+	}
 	mismatch := func(field, stored, want string) error {
 		return &MismatchError{Experiment: id, Field: field, Stored: stored, Want: want}
 	}
@@ -274,7 +300,7 @@ func LoadMatching(dir string, plan *runner.Plan, accept ...string) (*runner.Resu
 		if !plan.SameSetting(p, res.Values.Raw(p.Name), res.InputDigests) {
 			s, w := res.Values.Raw(p.Name), plan.Values.Raw(p.Name)
 			if p.Digest != nil {
-				w += dataHint(res, p.Name)
+				w += dataHint(res, p, s, w)
 			}
 			return nil, mismatch("parameter "+p.Name, s, w)
 		}
@@ -282,11 +308,15 @@ func LoadMatching(dir string, plan *runner.Plan, accept ...string) (*runner.Resu
 	return res, nil
 }
 
-// dataHint says why a result stored with another data folder was not
-// reused: the data differs from what it recorded, or it recorded none.
-func dataHint(res *runner.Result, name string) string {
-	if _, ok := res.InputDigests[name]; ok {
-		return " (another folder, whose data differs from the stored result's)"
+// dataHint says why a result stored with data folder stored of p was not
+// reused in folder want: the data differs from what it recorded (in
+// another folder, or replaced in the same one), or it recorded none.
+func dataHint(res *runner.Result, p runner.Param, stored, want string) string {
+	if _, ok := res.InputDigests[p.Name]; !ok {
+		return " (another folder; the stored result records no digest of its data to compare)"
 	}
-	return " (another folder; the stored result records no digest of its data to compare)"
+	if p.SameValue(stored, want) {
+		return " (the data in it differs from the stored result's)"
+	}
+	return " (another folder, whose data differs from the stored result's)"
 }

@@ -219,12 +219,14 @@ func TestLoadErrors(t *testing.T) {
 	}
 
 	// The rows are checked as read: in results written before digests
-	// were recorded (which Load accepts without the check), as here.
+	// were recorded (which Load accepts without the check; they had no
+	// format either), as here.
 	var m map[string]any
 	if err := json.Unmarshal(origJSON, &m); err != nil || m["digests"] == nil {
 		t.Fatalf("no digests in %s (%v)", jsonPath, err)
 	}
 	delete(m, "digests")
+	delete(m, "format")
 	noDigests, _ := json.Marshal(m)
 	os.WriteFile(jsonPath, noDigests, 0o644)
 
@@ -250,6 +252,50 @@ func TestLoadErrors(t *testing.T) {
 	restore()
 	if _, err := results.Load(dir, sweeptest.Noise()); err != nil {
 		t.Errorf("restored files: %v", err)
+	}
+}
+
+// TestResultsWithoutDigests: with the "digests" of ID.json deleted, an
+// edited ID.csv was read back and reused by reproduce unchecked. Results
+// of the current format always record them: without them Load refuses the
+// result; results of the format before digests load (readable), but
+// LoadMatching does not offer them for reuse, saying why.
+func TestResultsWithoutDigests(t *testing.T) {
+	opts := runner.Options{Seed: 3, Trials: 2}
+	dir, _ := writtenRun(t, opts)
+	plan, err := runner.NewPlan(sweeptest.Noise(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsonPath, csvPath := filepath.Join(dir, "noise.json"), filepath.Join(dir, "noise.csv")
+	b, _ := os.ReadFile(csvPath)
+	lines := strings.Split(string(b), "\n")
+	i := strings.LastIndex(lines[1], ",")
+	lines[1] = lines[1][:i] + ",12345"
+	os.WriteFile(csvPath, []byte(strings.Join(lines, "\n")), 0o644)
+
+	dropField(t, jsonPath, "digests")
+	for name, load := range map[string]func() error{
+		"Load":         func() error { _, err := results.Load(dir, sweeptest.Noise()); return err },
+		"LoadMatching": func() error { _, err := results.LoadMatching(dir, plan); return err },
+	} {
+		err := load()
+		for _, want := range []string{jsonPath, "records no SHA-256 of noise.csv", "run the experiment again"} {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s of a current-format result without digests: error %v, want one naming %q", name, err, want)
+			}
+		}
+	}
+
+	dropField(t, jsonPath, "format")
+	if _, err := results.Load(dir, sweeptest.Noise()); err != nil {
+		t.Errorf("Load of a result of the format before digests: %v", err)
+	}
+	_, err = results.LoadMatching(dir, plan)
+	for _, want := range []string{jsonPath, "records no SHA-256", "cannot be checked"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("LoadMatching of a result of the format before digests: error %v, want one naming %q", err, want)
+		}
 	}
 }
 

@@ -66,7 +66,9 @@ func WriteFiles(dir string, res *runner.Result) (files, warnings []string, err e
 // WriteFilesWith is WriteFiles with the figures drawn as opts says. The
 // files are written all or nothing (atomicfile.Set): every one is written
 // under a temporary name first, then all are renamed into place; if that
-// fails, the files they replaced are restored.
+// fails, the files they replaced are restored. Temporary files of the same
+// names that a killed write left in dir are removed first (the caller must
+// be the only one writing them).
 func WriteFilesWith(dir string, res *runner.Result, opts Options) (files, warnings []string, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, err
@@ -75,6 +77,24 @@ func WriteFilesWith(dir string, res *runner.Result, opts Options) (files, warnin
 	summary := Summarize(res)
 	if err := checkWritable(res, summary); err != nil {
 		return nil, nil, err
+	}
+	// The temporary files of an earlier, killed write of these names go
+	// first (atomicfile.RemoveStale), so that none stays behind for good.
+	names := map[string]bool{id + ".csv": true, id + ".summary.csv": true, id + ".json": true}
+	figures := Figures(res.Spec, summary)
+	for _, f := range figures {
+		for _, ext := range figure.Formats {
+			names[f.Base+"."+ext] = true
+		}
+	}
+	stale, err := atomicfile.RemoveStale(dir, func(name string) bool { return names[name] })
+	if err != nil {
+		return nil, nil, fmt.Errorf("removing the temporary files of an earlier, killed write in %s: %w", dir, err)
+	}
+	if opts.Removed != nil {
+		for _, p := range stale {
+			opts.Removed(p)
+		}
 	}
 	var set atomicfile.Set
 	defer set.Abort()
@@ -104,7 +124,7 @@ func WriteFilesWith(dir string, res *runner.Result, opts Options) (files, warnin
 
 	// Figures before the JSON so that it records their warnings.
 	seen := map[string]bool{} // a scheme that learns no map is in every protocol's figure
-	for _, f := range Figures(res.Spec, summary) {
+	for _, f := range figures {
 		ws, err := figure.AddTo(&set, Chart(res, summary, f, opts), filepath.Join(dir, f.Base))
 		if err != nil {
 			return nil, warnings, err
@@ -174,6 +194,10 @@ type infoRecord struct {
 }
 
 type runRecord struct {
+	// Format is the version of this layout, resultsFormat when written;
+	// absent (0) in results written before it was recorded, which may
+	// lack Digests.
+	Format         int               `json:"format,omitempty"`
 	Experiment     string            `json:"experiment"`
 	Figure         string            `json:"figure"`
 	Description    string            `json:"description"`
@@ -203,6 +227,11 @@ type runRecord struct {
 	Digests map[string]string `json:"digests,omitempty"`
 }
 
+// resultsFormat is the format of the ID.json that WriteFiles writes.
+// Format 2 records the digests of ID.csv and ID.summary.csv always; the
+// files before it had no format field (format 1) and may have none.
+const resultsFormat = 2
+
 // sessionRecord is a runner.Session in the results JSON.
 type sessionRecord struct {
 	Began       time.Time `json:"began"`
@@ -214,7 +243,7 @@ type sessionRecord struct {
 
 func writeJSON(w io.Writer, res *runner.Result, figWarnings []string, digests map[string]string) error {
 	rec := runRecord{
-		Experiment: res.Spec.ID, Figure: res.Spec.Figure, Description: Describe(res.Spec, res),
+		Format: resultsFormat, Experiment: res.Spec.ID, Figure: res.Spec.Figure, Description: Describe(res.Spec, res),
 		XName: res.Spec.X, Params: res.Values.Map(), Seed: res.Seed, Trials: res.Trials,
 		Quick: res.Quick, Version: res.ComputedBy(), Skipped: res.Notes, FigureWarnings: figWarnings,
 		Info: []infoRecord{}, Start: res.Start, End: res.End,
