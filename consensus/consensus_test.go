@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -505,6 +506,57 @@ func TestWVCMCStopsWithinOneIterationOfCancel(t *testing.T) {
 			}
 			if last != 3 {
 				t.Fatalf("%+v holdout %g: ran to iteration %d after the context was cancelled at 3", method, holdout, last)
+			}
+		}
+	}
+}
+
+// TestProgressChangesNothing: Settings.Progress is called after every
+// iteration with the iterations done, in order, and the method's
+// IterationCap, and the run's map is bit for bit the one without it.
+func TestProgressChangesNothing(t *testing.T) {
+	const d = 3
+	cs := []*mat.SymDense{toeplitz(d, 0.1), toeplitz(d, 0.5), toeplitz(d, 0.8)}
+	target, _ := model.NewGaussian(nil, globalCov(cs))
+	for _, method := range []Method{SGD{Step: 1e-3, Iters: 30, BatchSize: 50}, Adam{Step: 1e-3, Iters: 30, BatchSize: 50}, LBFGS{Iters: 40}, LBFGS{}, Newton{Iters: 20}} {
+		for _, holdout := range []float64{Off, 0.2} {
+			run := func(progress func(done, max int)) *Fit {
+				rng := rand.New(rand.NewPCG(31, 32))
+				rx := transmit(t, rng, channel.NOMA, cs, 200, 5)
+				init, _, _ := InitialMap(rx)
+				fit, err := WVCMC(context.Background(), rng, rx, target, init, Settings{Method: method, Holdout: holdout, Progress: progress})
+				if err != nil {
+					t.Fatalf("%+v holdout %g: %v", method, holdout, err)
+				}
+				return fit
+			}
+			s := Settings{Method: method, Holdout: holdout}
+			var calls []int
+			with := run(func(done, max int) {
+				if max != s.IterationCap() {
+					t.Errorf("%+v: progress max %d, IterationCap %d", method, max, s.IterationCap())
+				}
+				if done > max {
+					t.Errorf("%+v: %d of %d iterations done", method, done, max)
+				}
+				calls = append(calls, done)
+			})
+			without := run(nil)
+			if with.Iters == 0 || with.Iters != without.Iters || len(calls) != with.Iters {
+				t.Errorf("%+v holdout %g: %d iterations with progress (%d calls), %d without", method, holdout, with.Iters, len(calls), without.Iters)
+			}
+			for i, done := range calls {
+				if done != i+1 {
+					t.Fatalf("%+v holdout %g: call %d reports %d iterations done", method, holdout, i+1, done)
+				}
+			}
+			for k := range with.Map.W {
+				if !mat.Equal(with.Map.W[k], without.Map.W[k]) {
+					t.Errorf("%+v holdout %g: map %d differs with progress", method, holdout, k)
+				}
+			}
+			if !slices.Equal(with.Map.Offset, without.Map.Offset) {
+				t.Errorf("%+v holdout %g: offset differs with progress", method, holdout)
 			}
 		}
 	}

@@ -127,6 +127,9 @@ func (v *Variational) firstOrder(ctx context.Context, rng *rand.Rand, init Map, 
 		if r.Observe != nil {
 			r.Observe(t, fit.Evaluations, m)
 		}
+		if r.Progress != nil {
+			r.Progress(t, iters)
+		}
 		if ctx.Err() != nil {
 			return nil, cancelled(ctx, t, name)
 		}

@@ -124,6 +124,9 @@ func (v *Variational) minimize(ctx context.Context, init Map, f0 float64, r reso
 			if r.Observe != nil {
 				r.Observe(fit.Iters, fit.Evaluations, m)
 			}
+			if r.Progress != nil {
+				r.Progress(fit.Iters, opt.iters)
+			}
 			if ctx.Err() != nil {
 				return cancelled(ctx, fit.Iters, name)
 			}

@@ -41,6 +41,31 @@ type Settings struct {
 	// per-example gradients; L-BFGS line searches make it exceed the
 	// iterations) and the current map (valid only during the call).
 	Observe func(iter, evaluations int, m Map)
+	// Progress, if set, is called after every iteration with the
+	// iterations done and the method's iteration cap (IterationCap; a run
+	// may stop before it), to show the run's advance. It changes nothing
+	// in the run.
+	Progress func(done, max int)
+}
+
+// IterationCap returns the most iterations the run of s makes: the
+// method's Iters with its default filled in (0 when s is invalid).
+func (s Settings) IterationCap() int {
+	r, err := s.resolve()
+	if err != nil {
+		return 0
+	}
+	switch m := r.Method.(type) {
+	case SGD:
+		return m.Iters
+	case Adam:
+		return m.Iters
+	case LBFGS:
+		return m.Iters
+	case Newton:
+		return m.Iters
+	}
+	return 0
 }
 
 // Off disables a setting whose zero value selects a default:

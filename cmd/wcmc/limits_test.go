@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 
+	"github.com/wcmc-project/wcmc"
 	"github.com/wcmc-project/wcmc/internal/memlimit"
 )
 
@@ -89,5 +92,33 @@ func TestStoppedMessage(t *testing.T) {
 	}
 	if m := stoppedMessage("out/x.journal.jsonl", "wcmc run x --resume"); !strings.Contains(m, "out/x.journal.jsonl") || !strings.Contains(m, "wcmc run x --resume") {
 		t.Errorf("with a journal: %q", m)
+	}
+}
+
+// TestSampleRunBytesBound: the memory check's estimate of a sample run is
+// at least what wcmc posterior allocates in all (measured with the garbage
+// collector off, so that the total is what could be resident at once), and
+// not more than twice that beyond the fixed overhead.
+func TestSampleRunBytesBound(t *testing.T) {
+	set, err := readCovariates(stepsData, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, chains := range []int{1, 3} {
+		s := wcmc.Sampling{S: 30000, BurnIn: 100, Thin: 1, Chains: chains}
+		out := filepath.Join(t.TempDir(), "ref.npy")
+		old := debug.SetGCPercent(-1)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		mustRun(t, "posterior", "-q", "--data", stepsData, "--samples", fmt.Sprint(s.S), "--burnin", fmt.Sprint(s.BurnIn),
+			"--chains", fmt.Sprint(chains), "--out", out)
+		runtime.ReadMemStats(&after)
+		debug.SetGCPercent(old)
+		used := float64(after.TotalAlloc - before.TotalAlloc)
+		est := sampleRunBytes(s, set.Len(), set.Dim())
+		if est < used || est-runOverhead > 2*used {
+			t.Errorf("%d chain(s) of %d draws, d = %d: estimate %s (%s beyond the overhead), allocated %s",
+				chains, s.S, set.Dim(), memlimit.Format(est), memlimit.Format(est-runOverhead), memlimit.Format(used))
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/wcmc-project/wcmc"
 	"github.com/wcmc-project/wcmc/channel"
 	"github.com/wcmc-project/wcmc/consensus"
+	"github.com/wcmc-project/wcmc/internal/progress"
 	"github.com/wcmc-project/wcmc/model"
 	schemes "github.com/wcmc-project/wcmc/scheme"
 )
@@ -58,7 +59,10 @@ small gradient, a stalled objective, or when the objective on the held-out
 last --holdout fraction of the signals stops improving), adam (minibatches
 of --batch, relative step --eta, default 0.01) or sgd (the paper's fixed
 step --eta, default 1e-6 under OMA and 1e-7 under NOMA, for --iters
-iterations, default 50).
+iterations, default 50). The iterations done out of --iters (or its
+default), the rate and the time left are shown on stderr as wcmc sample
+shows its transitions (-q silences them); lbfgs and a held-out stop may end
+before --iters.
 
 Writes the S×d samples to --out (.npy).` + interceptHelp,
 		Example: `  wcmc aggregate --rx rx --scheme wvcmc --data data.csv --out global.npy
@@ -151,7 +155,7 @@ Writes the S×d samples to --out (.npy).` + interceptHelp,
 					return err
 				}
 			}
-			res, err := interruptible(cmd.Context(), func() (*wcmc.Result, error) { return wcmc.AggregateContext(cmd.Context(), rx, a, seed) })
+			res, err := aggregateWatched(cmd, rx, a, seed)
 			if errors.Is(err, consensus.ErrDiverged) && !strings.EqualFold(optimizer, consensus.NameLBFGS) {
 				return fmt.Errorf("%w; give a smaller --eta or --optimizer lbfgs (no step size to choose)", err)
 			}
@@ -199,6 +203,26 @@ Writes the S×d samples to --out (.npy).` + interceptHelp,
 	f.Uint64Var(&seed, "seed", 1, "random seed (wvcmc minibatches)")
 	f.StringVar(&out, "out", "global.npy", "output .npy file")
 	return cmd
+}
+
+// aggregateWatched runs the aggregation, interruptible by cmd's context;
+// for WVCMC it shows the optimiser's iterations on cmd's progress output
+// (none with --quiet) as wcmc sample shows its transitions: "wvcmc:
+// done/cap iterations (p%), elapsed, rate, ~left" lines, or a bar on a
+// terminal, the cap being --iters or its default (L-BFGS and a held-out
+// stop may end sooner). Watching changes nothing in the result.
+func aggregateWatched(cmd *cobra.Command, rx *channel.Received, a wcmc.Aggregation, seed uint64) (*wcmc.Result, error) {
+	run := func() (*wcmc.Result, error) { return wcmc.AggregateContext(cmd.Context(), rx, a, seed) }
+	if a.Scheme != wcmc.WVCMC {
+		return interruptible(cmd.Context(), run)
+	}
+	meter := progress.New(progressOut(cmd), "wvcmc", "iteration", a.Optimizer.IterationCap())
+	a.Optimizer.Progress = func(done, _ int) { meter.Set(done) }
+	stop := meter.Watch()
+	res, err := interruptible(cmd.Context(), run)
+	stop()
+	meter.Stop()
+	return res, err
 }
 
 // maxIters bounds --iters: 1e7 iterations of the objective's gradient

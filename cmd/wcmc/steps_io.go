@@ -16,8 +16,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -26,6 +28,7 @@ import (
 	"github.com/wcmc-project/wcmc/internal/atomicfile"
 	"github.com/wcmc-project/wcmc/internal/memlimit"
 	"github.com/wcmc-project/wcmc/npy"
+	"github.com/wcmc-project/wcmc/sampler"
 )
 
 // outputs writes a step's files all or nothing: each file is written in
@@ -345,13 +348,40 @@ func fmtFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 // checkSampleRun is the check of wcmc sample and wcmc posterior before
 // they draw: their files (out, its summary, its sampler record and its
 // per-draw statistics) must not overwrite an input, nor out be empty, and
-// the draws (C chains of S×d, kept with a pooled copy for the summary),
-// their statistics and the sampler's d×d matrices (the precision, its
-// Cholesky factor and their copies: at most six at once) must fit in memory.
-func checkSampleRun(out string, s wcmc.Sampling, d int, inputs ...string) error {
+// what the run allocates on n data points of dimension d (sampleRunBytes)
+// must fit in memory.
+func checkSampleRun(out string, s wcmc.Sampling, n, d int, inputs ...string) error {
 	if err := checkNotInputs(outPaths(out, summaryPath(out), recordPath(out), statsPath(out)), inputs); err != nil {
 		return err
 	}
-	need := 2*memlimit.Floats(s.Chains, s.S, d) + 2*memlimit.Floats(s.Chains, s.S, len(drawStats)) + 6*memlimit.Floats(d, d)
-	return memlimit.Check(fmt.Sprintf("--samples %d × --chains %d samples of d = %d, with d×d precision matrices", s.S, s.Chains, d), need)
+	return memlimit.Check(fmt.Sprintf("--samples %d × --chains %d samples of d = %d, with their statistics, their diagnostics and the sampler's d×d precision matrices", s.S, s.Chains, d), sampleRunBytes(s, n, d))
+}
+
+// Memory of a sample run beyond its arrays: the Go runtime and the
+// program (about 20 MiB resident), and the margin on the whole.
+const (
+	runOverhead = 32 << 20
+	runMargin   = 1.1
+)
+
+// sampleRunBytes bounds the memory of wcmc sample or wcmc posterior with
+// Sampling s on n data points of dimension d: the sum of what it allocates,
+// all of it possibly resident at once (the garbage collector lets the heap
+// grow to twice what is live), with runMargin and runOverhead. Per draw of
+// each chain (T = C·S draws): the draw (d floats) and the sampler's
+// report on it (sampler.Info); per statistic of drawStats a (C, S) array
+// and its encoding's row buffers; and per worker of the diagnostics (one
+// per parameter, at most GOMAXPROCS at once) the C·S draws of a parameter
+// copied, sorted, split, transformed and ranked twice (eight floats per
+// draw), and the autocovariance by FFT of each chain's halves (at most
+// nine floats per draw of one chain). Besides: the data and the sampler's
+// state (a few copies of n×(d+2) floats) and the sampler's d×d matrices
+// (the precision, its Cholesky factor and their copies: six at once).
+func sampleRunBytes(s wcmc.Sampling, n, d int) float64 {
+	T := float64(s.Chains) * float64(s.S)
+	workers := float64(min(runtime.GOMAXPROCS(0), d))
+	perDraw := 8*float64(d) + float64(unsafe.Sizeof(sampler.Info{})) + 16*float64(len(drawStats)) + workers*8*8
+	perChainDraw := workers * 9 * 8
+	need := T*perDraw + float64(s.S)*perChainDraw + 4*memlimit.Floats(n, d+2) + 6*memlimit.Floats(d, d)
+	return runMargin*need + runOverhead
 }

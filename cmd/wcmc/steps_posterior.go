@@ -45,7 +45,7 @@ parameter with R̂ > 1.01 or an ESS < 400, and FILE.sampler.json.` + samplerHelp
 			if err != nil {
 				return err
 			}
-			if err := checkSampleRun(out, sampling, set.Dim(), data); err != nil {
+			if err := checkSampleRun(out, sampling, set.Len(), set.Dim(), data); err != nil {
 				return err
 			}
 			draws, err := drawWatched(cmd, "posterior", sampling, func(s wcmc.Sampling) (*wcmc.Draws, error) {

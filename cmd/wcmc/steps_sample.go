@@ -71,7 +71,7 @@ from the in-process pipeline (wcmc.SampleWorkers) with the same seed.` + sampler
 			if out == "" {
 				out = fmt.Sprintf("samples-%d.npy", worker)
 			}
-			if err := checkSampleRun(out, sampling, data.Dim(), shard, filepath.Join(filepath.Dir(shard), "partition.json")); err != nil {
+			if err := checkSampleRun(out, sampling, data.Len(), data.Dim(), shard, filepath.Join(filepath.Dir(shard), "partition.json")); err != nil {
 				return err
 			}
 			draws, err := drawWatched(cmd, fmt.Sprintf("worker %d", worker), sampling, func(s wcmc.Sampling) (*wcmc.Draws, error) {
