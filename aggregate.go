@@ -134,6 +134,10 @@ type Metrics struct {
 	// ideal), and the 2-Wasserstein distance of the Gaussian fits over
 	// √tr C.
 	MeanErr, CovErr, Coverage90, W2 float64
+	// Err2Scaled is err2 with each entry's error in the scale of its two
+	// coordinates, (1/d²) Σ |M̂_ij − R_ij| / √(R_ii R_jj): unlike Err2 it is
+	// not dominated by entries R_ij near zero.
+	Err2Scaled float64
 }
 
 // CheckReference reports a reference sample that Evaluate cannot use: fewer
@@ -169,7 +173,7 @@ func Evaluate(samples, reference, test *mat.Dense) (Metrics, error) {
 	if err != nil {
 		return Metrics{}, err
 	}
-	m.MeanErr, m.CovErr, m.Coverage90, m.W2 = u.MeanErr, u.CovErr, u.Coverage90, u.W2
+	m.MeanErr, m.CovErr, m.Coverage90, m.W2, m.Err2Scaled = u.MeanErr, u.CovErr, u.Coverage90, u.W2, u.Err2Scaled
 	if test == nil {
 		return m, nil
 	}

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"math"
+	"sort"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -106,3 +107,67 @@ func worst(sums []diagnostics.Summary) (maxRhat, minBulk, minTail float64, below
 func recommended() map[string]any {
 	return map[string]any{"max_rhat": diagnostics.Recommended.MaxRhat, "min_ess": diagnostics.Recommended.MinESS}
 }
+
+// err2Conditioning reports how far the reference second moment R, the
+// denominator of eq: err2's terms |M̂_ij − R_ij|/|R_ij|, is from zero
+// against its own Monte Carlo error. Entries are visited from the
+// smallest r_ij = |R_ij|/√(R_ii R_jj) up, with the Monte Carlo standard
+// error of the mean of θ_iθ_j over the chains (diagnostics.MCSEMean, in the
+// same units), until r_ij exceeds 4 times the largest standard error seen
+// (or maxConditioningEntries were visited). Entries with |R_ij| below 2
+// standard errors are "unresolved": the reference cannot tell them from
+// zero, and err2 of any samples that miss them is then set by the
+// reference's noise (1/|R_ij| has no finite mean over reference draws when
+// R_ij's law has a density at zero). err2_scaled does not divide by R_ij.
+func err2Conditioning(moment mat.Symmetric, chains []*mat.Dense) map[string]any {
+	d := moment.SymmetricDim()
+	type entry struct {
+		i, j int
+		r    float64
+	}
+	var entries []entry
+	for i := range d {
+		for j := i + 1; j < d; j++ {
+			entries = append(entries, entry{i, j, math.Abs(moment.At(i, j)) / math.Sqrt(moment.At(i, i)*moment.At(j, j))})
+		}
+	}
+	info := map[string]any{"pairs": len(entries)}
+	if len(entries) == 0 {
+		return info
+	}
+	sort.Slice(entries, func(a, b int) bool { return entries[a].r < entries[b].r })
+	series := make([][]float64, len(chains))
+	var maxSE float64
+	unresolved, visited := 0, 0
+	smallestSE := math.NaN()
+	for _, e := range entries {
+		if visited == maxConditioningEntries || (visited > 0 && e.r > 4*maxSE) {
+			break
+		}
+		for c, ch := range chains {
+			n, _ := ch.Dims()
+			series[c] = series[c][:0]
+			for t := range n {
+				series[c] = append(series[c], ch.At(t, e.i)*ch.At(t, e.j))
+			}
+		}
+		se := diagnostics.MCSEMean(series) / math.Sqrt(moment.At(e.i, e.i)*moment.At(e.j, e.j))
+		if visited == 0 {
+			smallestSE = se
+		}
+		visited++
+		maxSE = math.Max(maxSE, se)
+		if e.r < 2*se {
+			unresolved++
+		}
+	}
+	info["smallest"] = entries[0].r
+	info["smallest_mcse"] = smallestSE
+	info["smallest_pair"] = []int{entries[0].i + 1, entries[0].j + 1}
+	info["visited"] = visited
+	info["unresolved"] = unresolved
+	return info
+}
+
+// maxConditioningEntries bounds the entries err2Conditioning visits.
+const maxConditioningEntries = 2000

@@ -2,9 +2,12 @@ package experiment
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/wcmc-project/wcmc/metric"
 )
 
 func TestWorkerDiagnosticsInResults(t *testing.T) {
@@ -97,5 +100,43 @@ func TestReferenceDiagnosticsNamesStuckParameters(t *testing.T) {
 	}
 	if info["draws"] != n || info["params"] != 2 || info["sampler"] != "gibbs" {
 		t.Errorf("info %v", info)
+	}
+}
+
+// Coordinates 1 and 2 independent with θ_1 of mean zero: R_12 = 0, which
+// the reference's draws cannot resolve; coordinates 2 and 3 strongly
+// correlated away from zero; the pair (1, 3) has r = 0.8/√5.89 ≈ 0.33,
+// beyond 4 standard errors, so visiting stops after the first pair.
+func TestErr2Conditioning(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var chains []*mat.Dense
+	for range 2 {
+		ch := mat.NewDense(2000, 3, nil)
+		for s := range 2000 {
+			z := rng.NormFloat64()
+			ch.Set(s, 0, rng.NormFloat64())
+			ch.Set(s, 1, 2+z)
+			ch.Set(s, 2, 2+z+0.5*rng.NormFloat64()+0.8*ch.At(s, 0))
+		}
+		chains = append(chains, ch)
+	}
+	all := mat.NewDense(4000, 3, nil)
+	all.Stack(chains[0], chains[1])
+	info := err2Conditioning(metric.SecondMoment(all), chains)
+	if info["pairs"] != 3 {
+		t.Fatalf("pairs = %v, want 3", info["pairs"])
+	}
+	pair := info["smallest_pair"].([]int)
+	r, se := info["smallest"].(float64), info["smallest_mcse"].(float64)
+	if pair[0] != 1 || pair[1] != 2 || r > 0.05 {
+		t.Errorf("smallest entry %v with r = %g, want (1, 2) near 0", pair, r)
+	}
+	// Independent draws: the standard error of the mean of θ_1θ_2, of
+	// variance E[θ_1²]E[θ_2²] = R_11 R_22, is 1/√4000 in these units.
+	if want := 1 / math.Sqrt(4000); math.Abs(se-want) > 0.2*want {
+		t.Errorf("standard error %g, want ≈ %g", se, want)
+	}
+	if info["unresolved"] != 1 || info["visited"] != 1 {
+		t.Errorf("unresolved %v of %v visited, want 1 of 1: %v", info["unresolved"], info["visited"], info)
 	}
 }

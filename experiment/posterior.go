@@ -94,6 +94,7 @@ func newProbitReference(train, test dataset.Set, ref referenceConfig, cache *sam
 	if p.refDiag, err = referenceDiagnostics(chains[0], ref.sampler); err != nil {
 		return nil, fmt.Errorf("reference diagnostics: %w", err)
 	}
+	p.refDiag["err2_conditioning"] = err2Conditioning(p.refMoment, chains[0])
 	return p, nil
 }
 

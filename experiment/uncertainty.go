@@ -14,19 +14,23 @@ import (
 // posterior is far from the origin: the mean error in posterior standard
 // deviations, the relative covariance error, the reference mass in the
 // samples' central 90% intervals and the relative 2-Wasserstein distance of
-// Gaussian fits. Each has a _fresh twin where err2_fresh exists, measured
-// the same way on the learned map's output for fresh signals.
+// Gaussian fits; and err2_scaled, err2 with each entry's error in the
+// scale of its two coordinates, which entries of the reference second
+// moment near zero cannot dominate. Each has a _fresh twin where
+// err2_fresh exists, measured the same way on the learned map's output for
+// fresh signals.
 
 // uncertaintyMetrics are the metric names of metric.Uncertainty's fields,
 // in their order.
-var uncertaintyMetrics = []string{"mean_err", "cov_err", "coverage90", "w2"}
+var uncertaintyMetrics = []string{"mean_err", "cov_err", "coverage90", "w2", "err2_scaled"}
 
 // uncertaintyLabels are the axis labels of uncertaintyMetrics.
 var uncertaintyLabels = map[string]string{
-	"mean_err":   "RMS error of the mean, in posterior standard deviations",
-	"cov_err":    "relative covariance error (Frobenius norm)",
-	"coverage90": "posterior mass in the samples' central 90% intervals (ideal 0.9)",
-	"w2":         "2-Wasserstein distance of Gaussian fits / √tr C",
+	"mean_err":    "RMS error of the mean, in posterior standard deviations",
+	"cov_err":     "relative covariance error (Frobenius norm)",
+	"coverage90":  "posterior mass in the samples' central 90% intervals (ideal 0.9)",
+	"w2":          "2-Wasserstein distance of Gaussian fits / √tr C",
+	"err2_scaled": "second-order test error, each entry in the scale of its two coordinates",
 }
 
 // coverageMetrics are plotted on a linear y axis (runner.Spec.LinearY):
@@ -101,7 +105,7 @@ func shareBounds(metrics []string) map[string][2]float64 {
 // uncertaintyRows returns the rows of u for scheme, the metric names
 // ending in suffix ("" or "_fresh"), at checkpoint x (0 off a trajectory).
 func uncertaintyRows(scheme, suffix string, u metric.Uncertainty, x float64) []runner.Row {
-	vals := []float64{u.MeanErr, u.CovErr, u.Coverage90, u.W2}
+	vals := []float64{u.MeanErr, u.CovErr, u.Coverage90, u.W2, u.Err2Scaled}
 	rows := make([]runner.Row, len(vals))
 	for i, v := range vals {
 		rows[i] = runner.Row{Scheme: scheme, Metric: uncertaintyMetrics[i] + suffix, Value: v, X: x}

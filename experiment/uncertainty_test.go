@@ -119,8 +119,11 @@ func TestFreshUncertaintyMatchesMeasured(t *testing.T) {
 
 // The uncertainty metrics' names follow metric.Uncertainty's fields.
 func TestUncertaintyRows(t *testing.T) {
-	rows := uncertaintyRows("s", "_fresh", metric.Uncertainty{MeanErr: 1, CovErr: 2, Coverage90: 3, W2: 4}, 5)
-	want := []string{"mean_err_fresh", "cov_err_fresh", "coverage90_fresh", "w2_fresh"}
+	rows := uncertaintyRows("s", "_fresh", metric.Uncertainty{MeanErr: 1, CovErr: 2, Coverage90: 3, W2: 4, Err2Scaled: 5}, 5)
+	want := []string{"mean_err_fresh", "cov_err_fresh", "coverage90_fresh", "w2_fresh", "err2_scaled_fresh"}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(rows), len(want))
+	}
 	for i, r := range rows {
 		if r.Metric != want[i] || r.Value != float64(i+1) || r.X != 5 || r.Scheme != "s" {
 			t.Errorf("row %d: %+v", i, r)

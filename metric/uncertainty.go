@@ -32,6 +32,18 @@ import (
 // average), lower for overconfident samples and higher for too wide ones; w2
 // is divided by √tr C, the W₂ distance of a point mass at μ from N(μ, C),
 // so that it is scale-free and a point mass at the exact mean scores 1.
+//
+// Beside them, err2_scaled is eq: err2 with each entry's error measured in
+// the scale of its two coordinates instead of the entry itself:
+//
+//	err2_scaled = (1/d²) Σ_{i,j} |M̂_ij − R_ij| / √(R_ii R_jj),
+//
+// with M̂ and R the second moments of the samples and of the reference (as
+// in Err2). Since |R_ij| ≤ √(R_ii R_jj), each term is at most err2's; the
+// denominators are bounded away from zero, so an entry R_ij near zero (a
+// pair of nearly orthogonal coordinates), which can make err2 arbitrarily
+// large and, when R is estimated from draws, a heavy-tailed function of the
+// reference's Monte Carlo error, weighs no more than any other.
 
 // Reference is the global posterior the uncertainty metrics compare with:
 // its mean μ, covariance C and the law of each coordinate that Coverage90
@@ -44,7 +56,8 @@ type Reference struct {
 	root  *mat.SymDense // C^½ (SymDense.PowPSD)
 	normC float64       // ‖C‖_F
 	trC   float64
-	draws [][]float64 // per coordinate the sorted reference draws; nil for a Gaussian reference
+	m     *mat.SymDense // R = E[θθᵀ]: C + μμᵀ, or (1/S) Σ θθᵀ of the draws
+	draws [][]float64   // per coordinate the sorted reference draws; nil for a Gaussian reference
 }
 
 // NewGaussianReference returns the reference N(mean, cov); coverage90 then
@@ -56,7 +69,20 @@ func NewGaussianReference(mean []float64, cov mat.Symmetric) (*Reference, error)
 	}
 	c := mat.NewSymDense(d, nil)
 	c.CopySym(cov)
-	return newReference(slices.Clone(mean), c)
+	r, err := newReference(slices.Clone(mean), c)
+	if err != nil {
+		return nil, err
+	}
+	r.m = momentOf(r.mean, r.cov)
+	return r, nil
+}
+
+// momentOf returns cov + mean meanᵀ.
+func momentOf(mean []float64, cov mat.Symmetric) *mat.SymDense {
+	m := mat.NewSymDense(len(mean), nil)
+	m.CopySym(cov)
+	m.SymRankOne(m, 1, mat.NewVecDense(len(mean), slices.Clone(mean)))
+	return m
 }
 
 // NewSampleReference returns the reference of the draws (rows, at least
@@ -82,6 +108,7 @@ func NewSampleReference(draws *mat.Dense) (*Reference, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (in the reference's %d draws some parameters are linear combinations of the others)", err, s)
 	}
+	r.m = SecondMoment(draws)
 	r.draws = make([][]float64, d)
 	for i := range d {
 		col := mat.Col(make([]float64, s), i, draws)
@@ -244,10 +271,23 @@ func (r *Reference) Coverage(lo, hi []float64) float64 {
 	return sum / float64(len(lo))
 }
 
+// Err2Scaled returns (1/d²) Σ_{i,j} |m_ij − R_ij| / √(R_ii R_jj) for the
+// second moment m.
+func (r *Reference) Err2Scaled(m mat.Symmetric) float64 {
+	d := r.Dim()
+	var sum float64
+	for i := range d {
+		for j := range d {
+			sum += math.Abs(m.At(i, j)-r.m.At(i, j)) / math.Sqrt(r.m.At(i, i)*r.m.At(j, j))
+		}
+	}
+	return sum / float64(d*d)
+}
+
 // Uncertainty holds the four uncertainty metrics of samples against a
-// Reference (see the formulas above).
+// Reference and err2_scaled (see the formulas above).
 type Uncertainty struct {
-	MeanErr, CovErr, Coverage90, W2 float64
+	MeanErr, CovErr, Coverage90, W2, Err2Scaled float64
 }
 
 // Score returns the uncertainty metrics of the samples theta (rows, at
@@ -261,7 +301,7 @@ func (r *Reference) Score(theta *mat.Dense) (Uncertainty, error) {
 		return Uncertainty{}, fmt.Errorf("uncertainty metrics: %w", err)
 	}
 	lo, hi := Interval90(theta)
-	return r.score(mean, cov, lo, hi)
+	return r.score(mean, cov, SecondMoment(theta), lo, hi)
 }
 
 // z95 is Φ⁻¹(0.95): N(m, s²) has its central 90% in m ± z95·s.
@@ -280,16 +320,18 @@ func (r *Reference) ScoreGaussian(mean []float64, cov mat.Symmetric) (Uncertaint
 		h := z95 * math.Sqrt(max(cov.At(i, i), 0))
 		lo[i], hi[i] = mean[i]-h, mean[i]+h
 	}
-	return r.score(mean, cov, lo, hi)
+	return r.score(mean, cov, momentOf(mean, cov), lo, hi)
 }
 
-func (r *Reference) score(mean []float64, cov mat.Symmetric, lo, hi []float64) (Uncertainty, error) {
-	u := Uncertainty{MeanErr: r.MeanErr(mean), CovErr: r.CovErr(cov), Coverage90: r.Coverage(lo, hi)}
+// score returns the metrics of a law with mean, covariance cov, second
+// moment m and central 90% intervals [lo, hi].
+func (r *Reference) score(mean []float64, cov, m mat.Symmetric, lo, hi []float64) (Uncertainty, error) {
+	u := Uncertainty{MeanErr: r.MeanErr(mean), CovErr: r.CovErr(cov), Coverage90: r.Coverage(lo, hi), Err2Scaled: r.Err2Scaled(m)}
 	var err error
 	if u.W2, err = r.W2(mean, cov); err != nil {
 		return Uncertainty{}, err
 	}
-	for _, v := range []float64{u.MeanErr, u.CovErr, u.Coverage90, u.W2} {
+	for _, v := range []float64{u.MeanErr, u.CovErr, u.Coverage90, u.W2, u.Err2Scaled} {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return Uncertainty{}, fmt.Errorf("uncertainty metrics: %+v (samples not finite?)", u)
 		}

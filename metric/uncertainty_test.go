@@ -114,8 +114,72 @@ func TestScoreGaussianClosedForm(t *testing.T) {
 	}
 	// With a = 0, s = 1 the law is the reference: coverage90 = 0.90.
 	u, err := ref.ScoreGaussian(mu, c)
-	if err != nil || math.Abs(u.Coverage90-0.9) > 1e-12 || u.MeanErr != 0 || u.CovErr != 0 || u.W2 > 1e-7 {
+	if err != nil || math.Abs(u.Coverage90-0.9) > 1e-12 || u.MeanErr != 0 || u.CovErr != 0 || u.W2 > 1e-7 || u.Err2Scaled != 0 {
 		t.Errorf("the reference itself: %+v, %v", u, err)
+	}
+}
+
+// err2_scaled in closed form: for N(μ, s²C) against N(μ, C) with C
+// diagonal, M̂ − R = (s² − 1)C is diagonal and err2_scaled =
+// (1/d²) Σ_i |s² − 1| σ_i²/(σ_i² + μ_i²).
+func TestErr2ScaledClosedForm(t *testing.T) {
+	mu := []float64{2, -0.5, 0, 1.5}
+	sd := []float64{0.2, 1, 0.7, 0.05}
+	c := mat.NewSymDense(len(mu), nil)
+	for i, v := range sd {
+		c.SetSym(i, i, v*v)
+	}
+	ref, err := NewGaussianReference(mu, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []float64{0, 0.5, 1.5} {
+		var cov mat.SymDense
+		cov.ScaleSym(s*s, c)
+		u, err := ref.ScoreGaussian(mu, &cov)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want float64
+		for i, v := range sd {
+			want += math.Abs(s*s-1) * v * v / (v*v + mu[i]*mu[i])
+		}
+		want /= float64(len(mu) * len(mu))
+		if math.Abs(u.Err2Scaled-want) > 1e-15 {
+			t.Errorf("s = %g: err2_scaled = %.17g, want %.17g", s, u.Err2Scaled, want)
+		}
+	}
+}
+
+// A reference entry R_12 = ε near zero: err2 grows as 1/ε for a fixed error
+// of the samples on that entry, err2_scaled does not move, and each of its
+// terms is at most err2's.
+func TestErr2ScaledNearZeroEntry(t *testing.T) {
+	var prev float64
+	for k, eps := range []float64{1e-2, 1e-4, 1e-6} {
+		// Coordinates 1 and 2 nearly orthogonal in the second moment.
+		r := mat.NewSymDense(2, []float64{1, eps, eps, 1})
+		ref, err := NewGaussianReference([]float64{0, 0}, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := mat.NewSymDense(2, []float64{1.1, eps + 0.05, eps + 0.05, 0.9})
+		e2, err := Err2Moment(m, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ref.Err2Scaled(m)
+		want := (0.1 + 0.1 + 2*0.05) / 4
+		if math.Abs(got-want) > 1e-12 {
+			t.Errorf("ε = %g: err2_scaled = %g, want %g", eps, got, want)
+		}
+		if e2 < got {
+			t.Errorf("ε = %g: err2 %g below err2_scaled %g", eps, e2, got)
+		}
+		if k > 0 && e2 < 50*prev {
+			t.Errorf("ε = %g: err2 %g, not ≈ 100× the %g at 100ε", eps, e2, prev)
+		}
+		prev = e2
 	}
 }
 
@@ -420,7 +484,7 @@ func TestUncertaintyAgainstNumPy(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		for j, v := range []float64{u.MeanErr, u.CovErr, u.Coverage90, u.W2} {
+		for j, v := range []float64{u.MeanErr, u.CovErr, u.Coverage90, u.W2, u.Err2Scaled} {
 			if math.Abs(v-want[i][j]) > 1e-10 {
 				t.Errorf("%s: metric %d = %.17g, NumPy %.17g", name, j, v, want[i][j])
 			}

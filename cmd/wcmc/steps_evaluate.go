@@ -118,7 +118,7 @@ warning that its convergence is unknown.` + interceptHelp,
 			if testU != nil {
 				header = append(header, "kl")
 			}
-			w.Write(append(header, "mean_err", "cov_err", "coverage90", "w2"))
+			w.Write(append(header, "mean_err", "cov_err", "coverage90", "w2", "err2_scaled"))
 			for _, p := range args {
 				theta, err := readMatrix(p, "samples")
 				if err != nil {
@@ -135,7 +135,7 @@ warning that its convergence is unknown.` + interceptHelp,
 				if testU != nil {
 					row = append(row, fmtFloat(m.KL))
 				}
-				w.Write(append(row, fmtFloat(m.MeanErr), fmtFloat(m.CovErr), fmtFloat(m.Coverage90), fmtFloat(m.W2)))
+				w.Write(append(row, fmtFloat(m.MeanErr), fmtFloat(m.CovErr), fmtFloat(m.Coverage90), fmtFloat(m.W2), fmtFloat(m.Err2Scaled)))
 			}
 			w.Flush()
 			if err := w.Error(); err != nil {

@@ -89,7 +89,7 @@ func TestEvaluateChecksReference(t *testing.T) {
 	// With the flag: a warning naming the parameters, and the metrics.
 	code, out, errOut = runCLI(t, "evaluate", "--reference", p("bad.npy"), "--allow-unconverged-reference", p("samples.npy"))
 	if code != 0 || !strings.HasPrefix(errOut, "warning: the reference "+p("bad.npy")+" fails its convergence checks") ||
-		!strings.Contains(errOut, "theta[1], theta[2], theta[3]") || !strings.HasPrefix(out, "file,err2,mean_err,cov_err,coverage90,w2\n"+p("samples.npy")+",") {
+		!strings.Contains(errOut, "theta[1], theta[2], theta[3]") || !strings.HasPrefix(out, "file,err2,mean_err,cov_err,coverage90,w2,err2_scaled\n"+p("samples.npy")+",") {
 		t.Errorf("--allow-unconverged-reference: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	// Thresholds the chains meet pass them.
@@ -98,14 +98,14 @@ func TestEvaluateChecksReference(t *testing.T) {
 	}
 	// Converged: silent.
 	code, out, errOut = runCLI(t, "evaluate", "--reference", p("good.npy"), p("samples.npy"))
-	if code != 0 || errOut != "" || !strings.HasPrefix(out, "file,err2,mean_err,cov_err,coverage90,w2\n") {
+	if code != 0 || errOut != "" || !strings.HasPrefix(out, "file,err2,mean_err,cov_err,coverage90,w2,err2_scaled\n") {
 		t.Errorf("converged reference: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	// No diagnostics, or another file's: unknown, evaluated with a warning.
 	for name, why := range map[string]string{"bare.npy": "has no diagnostics beside it", "stale.npy": "it is not the reference's"} {
 		code, out, errOut = runCLI(t, "evaluate", "--reference", p(name), p("samples.npy"))
 		if code != 0 || !strings.HasPrefix(errOut, "warning: ") || !strings.Contains(errOut, why) ||
-			!strings.Contains(errOut, "its convergence is unknown") || !strings.HasPrefix(out, "file,err2,mean_err,cov_err,coverage90,w2\n") {
+			!strings.Contains(errOut, "its convergence is unknown") || !strings.HasPrefix(out, "file,err2,mean_err,cov_err,coverage90,w2,err2_scaled\n") {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q: want a warning that %s", name, code, out, errOut, why)
 		}
 	}

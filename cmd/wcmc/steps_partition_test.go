@@ -198,7 +198,7 @@ func TestInterceptOption(t *testing.T) {
 
 	// evaluate --test --intercept matches the d + 1 reference; without
 	// --intercept the d check refuses the mix.
-	if out := mustRun(t, "evaluate", "--reference", p("ref.npy"), "--allow-unconverged-reference", "--test", stepsData, "--intercept", p("s1.npy")); !strings.Contains(out, "file,err2,kl,mean_err,cov_err,coverage90,w2\n") {
+	if out := mustRun(t, "evaluate", "--reference", p("ref.npy"), "--allow-unconverged-reference", "--test", stepsData, "--intercept", p("s1.npy")); !strings.Contains(out, "file,err2,kl,mean_err,cov_err,coverage90,w2,err2_scaled\n") {
 		t.Errorf("evaluate --intercept: %q", out)
 	}
 	for _, c := range []struct {

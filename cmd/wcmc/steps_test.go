@@ -204,7 +204,7 @@ func TestStepsEqualLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 3 || strings.Join(rows[0], ",") != "file,err2,kl,mean_err,cov_err,coverage90,w2" {
+	if len(rows) != 3 || strings.Join(rows[0], ",") != "file,err2,kl,mean_err,cov_err,coverage90,w2,err2_scaled" {
 		t.Fatalf("metrics.csv = %v", rows)
 	}
 	for i, name := range []string{"wvcmc-noma.npy", "gcmc.npy"} {
@@ -213,7 +213,7 @@ func TestStepsEqualLibrary(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := rows[i+1]; got[0] != p(name) || got[1] != fmtFloat(m.Err2) || got[2] != fmtFloat(m.KL) ||
-			strings.Join(got[3:], ",") != strings.Join([]string{fmtFloat(m.MeanErr), fmtFloat(m.CovErr), fmtFloat(m.Coverage90), fmtFloat(m.W2)}, ",") {
+			strings.Join(got[3:], ",") != strings.Join([]string{fmtFloat(m.MeanErr), fmtFloat(m.CovErr), fmtFloat(m.Coverage90), fmtFloat(m.W2), fmtFloat(m.Err2Scaled)}, ",") {
 			t.Errorf("metrics row %v, in process %+v", got, m)
 		}
 	}

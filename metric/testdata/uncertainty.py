@@ -15,6 +15,9 @@ Both implementations use the same definitions:
                closed interval; for an exact law N(m, Chat) the interval is
                m_i -/+ Phi^-1(0.95) sqrt(Chat_ii)
   w2         = sqrt(||m - mu||^2 + tr(Chat + C - 2 (C^1/2 Chat C^1/2)^1/2)) / sqrt(tr C)
+  err2_scaled = mean_ij |M_ij - R_ij| / sqrt(R_ii R_jj), M and R the second
+               moments: (1/S) sum theta theta^T of samples or draws, cov + mean mean^T
+               of a Gaussian law or reference
 """
 import math
 import os
@@ -73,6 +76,7 @@ def sqrtm(a):
 class Reference:
     def __init__(self, mean, cov, draws=None):
         self.mean, self.cov = mean, cov
+        self.moment = draws.T @ draws / len(draws) if draws is not None else cov + np.outer(mean, mean)
         self.sd = np.sqrt(np.diag(cov))
         self.draws = draws
 
@@ -85,7 +89,7 @@ class Reference:
         cdf = lambda t: 0.5 * math.erfc(-(t - self.mean[i]) / (self.sd[i] * math.sqrt(2)))
         return cdf(hi) - cdf(lo)
 
-    def score(self, m, c, lo, hi):
+    def score(self, m, c, moment, lo, hi):
         d = len(m)
         mean_err = math.sqrt(np.mean(((m - self.mean) / self.sd) ** 2))
         cov_err = np.linalg.norm(c - self.cov, "fro") / np.linalg.norm(self.cov, "fro")
@@ -95,16 +99,18 @@ class Reference:
         cross = np.sum(np.sqrt(np.clip(np.linalg.eigvalsh((mm + mm.T) / 2), 0, None)))
         w2sq = np.sum((m - self.mean) ** 2) + np.trace(c) + np.trace(self.cov) - 2 * cross
         w2 = math.sqrt(max(w2sq, 0) / np.trace(self.cov))
-        return mean_err, cov_err, coverage, w2
+        dg = np.sqrt(np.diag(self.moment))
+        err2_scaled = np.mean(np.abs(moment - self.moment) / np.outer(dg, dg))
+        return mean_err, cov_err, coverage, w2, err2_scaled
 
     def score_samples(self, x):
         lo = [quantile(x[:, i], 0.05) for i in range(x.shape[1])]
         hi = [quantile(x[:, i], 0.95) for i in range(x.shape[1])]
-        return self.score(x.mean(axis=0), np.cov(x, rowvar=False, ddof=1), lo, hi)
+        return self.score(x.mean(axis=0), np.cov(x, rowvar=False, ddof=1), x.T @ x / len(x), lo, hi)
 
     def score_gaussian(self, m, c):
         h = Z95 * np.sqrt(np.diag(c))
-        return self.score(m, c, m - h, m + h)
+        return self.score(m, c, c + np.outer(m, m), m - h, m + h)
 
 
 def main():
@@ -118,7 +124,7 @@ def main():
     law_mean, law_cov = g[1 + d], g[2 + d :]
     sample_ref = Reference(ref.mean(axis=0), np.cov(ref, rowvar=False, ddof=1), ref)
     gauss_ref = Reference(mu, cov)
-    print("case,mean_err,cov_err,coverage90,w2")
+    print("case,mean_err,cov_err,coverage90,w2,err2_scaled")
     for name, vals in [
         ("samples-vs-draws", sample_ref.score_samples(samples)),
         ("samples-vs-gaussian", gauss_ref.score_samples(samples)),
