@@ -26,8 +26,9 @@ import (
 
 // The keys under which package experiment records the diagnostics.
 const (
-	workersInfo   = "workers"   // task info: one entry per worker chain
-	referenceInfo = "reference" // run info: the reference chain
+	workersInfo          = "workers"           // task info: one entry per worker chain
+	referenceInfo        = "reference"         // run info: the reference chain
+	err2ConditioningInfo = "err2_conditioning" // in the reference's run info: its second moment against its error
 )
 
 // ChainCheck is the worst case over the parameters of a set of chains:
@@ -73,6 +74,21 @@ type Reference struct {
 	// Below names the parameters (theta[j], 1-based) that miss
 	// diagnostics.Recommended.
 	Below []string
+	// Err2 is how far the reference's second moment is from zero
+	// against its Monte Carlo error; nil when the run did not record it.
+	Err2 *Err2Conditioning
+}
+
+// Err2Conditioning is the record of the reference second moment R that
+// eq: err2 divides by (package experiment, err2Conditioning; docs/MATH.md
+// note 19): the smallest |R_ij|/√(R_ii R_jj) over its Pairs off-diagonal
+// entries, at Pair (1-based), with its Monte Carlo standard error in the
+// same units, and how many of the Visited smallest entries lie within two
+// standard errors of zero.
+type Err2Conditioning struct {
+	Smallest, SmallestMCSE     float64
+	Pair                       [2]int
+	Pairs, Visited, Unresolved int
 }
 
 // WorkerChains aggregates worker chains: how many there are, how many
@@ -271,6 +287,12 @@ func readReference(m map[string]any) (Reference, error) {
 		*f.dst = int(v)
 	}
 	r.Sampler, _ = m["sampler"].(string)
+	if e, ok := m[err2ConditioningInfo].(map[string]any); ok {
+		var err error
+		if r.Err2, err = readErr2Conditioning(e); err != nil {
+			return r, fmt.Errorf("%s: %w", err2ConditioningInfo, err)
+		}
+	}
 	below, _ := m["below_recommended"].([]any)
 	for _, b := range below {
 		if s, ok := b.(string); ok {
@@ -278,6 +300,65 @@ func readReference(m map[string]any) (Reference, error) {
 		}
 	}
 	return r, nil
+}
+
+// readErr2Conditioning reads the run info reference.err2_conditioning.
+func readErr2Conditioning(m map[string]any) (*Err2Conditioning, error) {
+	var e Err2Conditioning
+	for _, f := range []struct {
+		key string
+		dst *int
+	}{{"pairs", &e.Pairs}, {"visited", &e.Visited}, {"unresolved", &e.Unresolved}} {
+		v, err := number(m[f.key])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.key, err)
+		}
+		*f.dst = int(v)
+	}
+	if e.Pairs == 0 {
+		return &e, nil
+	}
+	var err error
+	if e.Smallest, err = number(m["smallest"]); err != nil {
+		return nil, fmt.Errorf("smallest: %w", err)
+	}
+	if e.SmallestMCSE, err = number(m["smallest_mcse"]); err != nil {
+		return nil, fmt.Errorf("smallest_mcse: %w", err)
+	}
+	pair, ok := m["smallest_pair"].([]any)
+	if !ok || len(pair) != 2 {
+		return nil, fmt.Errorf("smallest_pair is %v, want two indices", m["smallest_pair"])
+	}
+	for i, x := range pair {
+		v, err := number(x)
+		if err != nil {
+			return nil, fmt.Errorf("smallest_pair: %w", err)
+		}
+		e.Pair[i] = int(v)
+	}
+	return &e, nil
+}
+
+// err2Text says, when some entries of the reference second moment are
+// within two Monte Carlo standard errors of zero, that err2 is set by the
+// reference's noise on them; "" otherwise.
+func (c *Convergence) err2Text() string {
+	if c.Reference == nil || c.Reference.Err2 == nil || c.Reference.Err2.Unresolved == 0 {
+		return ""
+	}
+	e := c.Reference.Err2
+	return fmt.Sprintf("%d of the %d off-diagonal entries of the reference second moment R are within two Monte Carlo standard errors of zero "+
+		"(the smallest, θ%d·θ%d, at %.2g ± %.2g of √(R_ii R_jj)): err2 divides by them, so its level is set by the reference's noise there; "+
+		"err2_scaled does not (docs/MATH.md note 19)", e.Unresolved, e.Pairs, e.Pair[0], e.Pair[1], e.Smallest, e.SmallestMCSE)
+}
+
+// Err2Note is the line wcmc run prints when err2 is at the mercy of the
+// reference (err2Text); "" otherwise.
+func (c *Convergence) Err2Note() string {
+	if t := c.err2Text(); t != "" {
+		return c.Experiment + ": " + t
+	}
+	return ""
 }
 
 // number reads a float as JSON holds it: a number, or one of the strings
@@ -546,6 +627,9 @@ func convergenceLayoutOf(res *runner.Result, limits diagnostics.Thresholds) *con
 	}
 	if t := c.noteText(); t != "" {
 		l.note = upper(t) + "."
+	}
+	if t := c.err2Text(); t != "" {
+		l.reference += " " + upper(t) + "."
 	}
 	return l
 }

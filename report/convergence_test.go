@@ -247,3 +247,51 @@ func TestReportShowsChainDiagnostics(t *testing.T) {
 		t.Error("the quick probit run draws no warning or no note: they are not exercised")
 	}
 }
+
+// The reference's err2 conditioning reads back; entries within two
+// standard errors of zero draw a note in the reference line and from wcmc
+// run, none draws nothing, and a malformed record is an error.
+func TestErr2ConditioningNote(t *testing.T) {
+	res := &runner.Result{}
+	spec, err := experiment.Lookup("mnist-snr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Spec = spec
+	if res.Values, _, err = runner.Resolve(spec, []string{"data_dir=x"}, false, 0); err != nil {
+		t.Fatal(err)
+	}
+	ref := func(cond map[string]any) map[string]any {
+		return map[string]any{"max_rhat": 1.001, "min_ess_bulk": 9000.0, "min_ess_tail": 8000.0, "below_recommended": list(),
+			"sampler": "hmc", "chains": 1.0, "draws": 20000.0, "params": 30.0, "err2_conditioning": cond}
+	}
+	unresolved := map[string]any{"pairs": 435.0, "visited": 4.0, "unresolved": 2.0, "smallest": 7.056e-05,
+		"smallest_mcse": 0.0086, "smallest_pair": list(10.0, 17.0)}
+	res.RunInfo = map[string]map[string]any{"reference": ref(unresolved)}
+	c, err := ConvergenceOf(res, diagnostics.Recommended)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := c.Reference.Err2; e == nil || *e != (Err2Conditioning{Smallest: 7.056e-05, SmallestMCSE: 0.0086, Pair: [2]int{10, 17}, Pairs: 435, Visited: 4, Unresolved: 2}) {
+		t.Fatalf("read %+v", c.Reference.Err2)
+	}
+	want := "mnist-snr: 2 of the 435 off-diagonal entries of the reference second moment R are within two Monte Carlo standard errors of zero " +
+		"(the smallest, θ10·θ17, at 7.1e-05 ± 0.0086 of √(R_ii R_jj)): err2 divides by them, so its level is set by the reference's noise there; " +
+		"err2_scaled does not (docs/MATH.md note 19)"
+	if got := c.Err2Note(); got != want {
+		t.Errorf("note\n %q, want\n %q", got, want)
+	}
+	if l := convergenceLayoutOf(res, diagnostics.Recommended); !strings.HasSuffix(l.reference, " "+upper(strings.TrimPrefix(want, "mnist-snr: "))+".") {
+		t.Errorf("reference line %q lacks the note", l.reference)
+	}
+
+	resolved := map[string]any{"pairs": 10.0, "visited": 1.0, "unresolved": 0.0, "smallest": 0.94, "smallest_mcse": 0.018, "smallest_pair": list(1.0, 5.0)}
+	res.RunInfo = map[string]map[string]any{"reference": ref(resolved)}
+	if c, err := ConvergenceOf(res, diagnostics.Recommended); err != nil || c.Err2Note() != "" {
+		t.Errorf("all resolved: note %q, err %v", c.Err2Note(), err)
+	}
+	delete(resolved, "smallest_pair")
+	if _, err := ConvergenceOf(res, diagnostics.Recommended); err == nil || !strings.Contains(err.Error(), "smallest_pair") {
+		t.Errorf("no smallest_pair: err %v", err)
+	}
+}

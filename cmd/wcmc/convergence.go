@@ -44,8 +44,9 @@ func (l chainLimits) check() (diagnostics.Thresholds, error) {
 // experiments record them in DIR/ID.json, json): a warning line when a
 // chain misses the thresholds and a setting of the run can help, and a
 // note on worker chains too short for the ESS threshold, judged against
-// their length instead (report.Convergence). The exit status is not
-// affected.
+// their length instead, and a note when err2 divides by entries of the
+// reference that its Monte Carlo error cannot tell from zero
+// (report.Convergence). The exit status is not affected.
 func warnConvergence(w io.Writer, res *runner.Result, json string, limits diagnostics.Thresholds) {
 	c, err := report.ConvergenceOf(res, limits)
 	if err != nil {
@@ -60,5 +61,8 @@ func warnConvergence(w io.Writer, res *runner.Result, json string, limits diagno
 	}
 	if m := c.Note(); m != "" {
 		fmt.Fprintf(w, "note: %s; per worker and trial in %s\n", m, json)
+	}
+	if m := c.Err2Note(); m != "" {
+		fmt.Fprintf(w, "note: %s\n", m)
 	}
 }
