@@ -239,7 +239,7 @@ func experimentRowOf(s Section) experimentRow {
 func sectionLayoutOf(s Section, limits diagnostics.Thresholds) sectionLayout {
 	l := sectionLayout{id: s.Spec.ID, title: title(s.Spec), description: results.Describe(s.Spec, s.Result), notRun: s.NotRun,
 		ran: s.Result != nil, figure: s.Spec.Figure}
-	if !strings.HasPrefix(l.figure, "Fig.") {
+	if !s.Spec.PaperFigure() {
 		// Experiments beyond the paper share the figure "Beyond": their
 		// claims are headed by the experiment's ID.
 		l.figure = s.Spec.ID

@@ -23,7 +23,7 @@ func TestPlanSelectsPaperFigures(t *testing.T) {
 	beyond := 0
 	for _, s := range experiment.All() {
 		paper := strings.HasPrefix(s.Figure, "Fig.")
-		if paper != PaperFigure(s) || planned[s.ID] != paper {
+		if paper != s.PaperFigure() || planned[s.ID] != paper {
 			t.Errorf("%s (figure %q): planned %v", s.ID, s.Figure, planned[s.ID])
 		}
 		if s.Figure == experiment.FigureBeyond {

@@ -220,21 +220,17 @@ func Run(ctx context.Context, specs []runner.Spec, cfg Config, log io.Writer) (*
 	return sum, nil
 }
 
-// PaperFigure reports whether spec reproduces one of the paper's figures:
-// its Figure is "Fig. N". A reproduction runs those unless --only names
-// others; an experiment beyond the paper (Figure "Beyond", docs/BEYOND.md)
-// can be named when the project states claims about it (claims.For).
-func PaperFigure(spec runner.Spec) bool { return strings.HasPrefix(spec.Figure, "Fig.") }
-
-// plan selects the experiments (the paper's figures, or those of cfg.Only,
-// in the paper's figure order),
+// plan selects the experiments (the paper's figures, runner.Spec.PaperFigure,
+// or those of cfg.Only, in the paper's figure order; an experiment beyond
+// the paper can be named when the project states claims about it,
+// claims.For),
 // checks that every --set names a parameter of one of them, and plans each
 // with its settings: the sets it has, every protocol it can afford unless
 // --set protocols is given (protocolsFor), and the MNIST data (see
 // mnistSets). It returns the
 // jobs and the report's settings lines.
 func plan(specs []runner.Spec, cfg Config, log io.Writer) ([]job, []string, error) {
-	selected := slices.DeleteFunc(slices.Clone(specs), func(s runner.Spec) bool { return !PaperFigure(s) })
+	selected := slices.DeleteFunc(slices.Clone(specs), func(s runner.Spec) bool { return !s.PaperFigure() })
 	if len(cfg.Only) > 0 {
 		selected = nil
 		for _, id := range cfg.Only {
@@ -246,7 +242,7 @@ func plan(specs []runner.Spec, cfg Config, log io.Writer) ([]job, []string, erro
 			if err != nil {
 				return nil, nil, err
 			}
-			if !PaperFigure(s) && len(claims.For(s.ID)) == 0 {
+			if !s.PaperFigure() && len(claims.For(s.ID)) == 0 {
 				return nil, nil, fmt.Errorf("--only %s: not one of the paper's figures (figure %q), and the project states no claims about it: run it with `wcmc run %s`", s.ID, s.Figure, s.ID)
 			}
 			if !slices.ContainsFunc(selected, func(x runner.Spec) bool { return x.ID == s.ID }) {

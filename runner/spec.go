@@ -316,3 +316,8 @@ func (s Spec) StreamID() string {
 	}
 	return s.ID
 }
+
+// PaperFigure reports whether the experiment reproduces one of the paper's
+// figures: its Figure is "Fig. N" (experiments beyond the paper have
+// another, e.g. "Beyond").
+func (s Spec) PaperFigure() bool { return strings.HasPrefix(s.Figure, "Fig.") }

@@ -138,7 +138,7 @@ non-zero only if an experiment could not run.`,
 	cmd.RegisterFlagCompletionFunc("only", completeList(func() []cobra.Completion {
 		var out []cobra.Completion
 		for _, s := range reproduce.FigureOrder(specs) {
-			if reproduce.PaperFigure(s) {
+			if s.PaperFigure() {
 				out = append(out, cobra.CompletionWithDesc(s.ID, s.Figure))
 			}
 		}
