@@ -19,7 +19,7 @@ import (
 // first, so its noise is not the other arm's.
 
 // centredSchemes are the schemes reported on the centred link: every
-// probit scheme that uses the channel (the noiseless reference does not).
+// probit scheme that uses the channel (noiseless CMC does not).
 var centredSchemes = func() []string {
 	var out []string
 	for _, s := range probitSchemes {
@@ -83,7 +83,7 @@ func centringSpec(s runner.Spec, data func(runner.Values) dataConfig) runner.Spe
 // runCentringPair runs one trial of a probit experiment on the paper's link
 // and on the centred one, each from a generator seeded by the same two
 // draws of t.Rng, and returns the paper's rows followed by the centred
-// arm's under scheme.Centred names (without the noiseless reference and
+// arm's under scheme.Centred names (without noiseless CMC and
 // the digital baselines, which use no analog link). The centred arm's
 // records in the results JSON are keyed "centred-" and their name; the
 // workers' diagnostics, the same for both, are kept once.

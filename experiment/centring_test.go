@@ -71,7 +71,7 @@ func TestCentreOffGolden(t *testing.T) {
 // the paper's arm is runProbitTrial with centre off on a generator seeded
 // by the task's first two draws, the centred arm the same with centre on
 // (hence the same workers' samples and fresh draws), its results renamed
-// scheme.Centred (no noiseless reference), its link records prefixed; the
+// scheme.Centred (no noiseless CMC), its link records prefixed; the
 // centred link's blocks add up to the budget. centre=true is refused.
 func TestCentringPaired(t *testing.T) {
 	spec, err := Lookup("centring")

@@ -515,7 +515,7 @@ func (r *Report) additionsLine() string {
 // protocolLegend says what the protocols are, for the tables.
 const protocolLegend = "Protocols: paper = the paper's SGD (its η and t_m, no holdout); converged = an optimiser run to a stationary point (no holdout); " +
 	"default = L-BFGS with held-out early stopping. In-sample claims are judged under paper and converged, fresh-signal claims under converged and default; " +
-	"a claim that compares only schemes that learn no map (GCMC, WGCMC, the noiseless floor, the best single worker, SGLD) has the same values under every protocol and is judged once, under any (– : not judged under that protocol). " +
+	"a claim that compares only schemes that learn no map (GCMC, WGCMC, noiseless CMC, the best single worker, SGLD) has the same values under every protocol and is judged once, under any (– : not judged under that protocol). " +
 	"The project's additions are not counted."
 
 // computeLine states the time the results took to compute: the

@@ -5,7 +5,7 @@
 // A WVCMC result row is named by its scheme and protocol: the bare name
 // ("wvcmc-oma") is the Default protocol, and every other protocol appends
 // ".protocol" ("wvcmc-oma.paper", "wvcmc-noma.converged"); the separator is one of the characters runner allows in names. Schemes that
-// learn no map by optimisation (GCMC, WGCMC, the noiseless reference, the
+// learn no map by optimisation (GCMC, WGCMC, noiseless CMC, the
 // best single worker, SGLD) do not depend on the protocol and keep their
 // bare names.
 package scheme

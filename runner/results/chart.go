@@ -85,7 +85,7 @@ var paperNames = map[string]string{
 	scheme.WGCMCNOMA:  "WGCMC-NOMA",
 	scheme.WVCMCOMA:   "WVCMC-OMA",
 	scheme.WVCMCNOMA:  "WVCMC-NOMA",
-	scheme.Noiseless:  "GCMC, noiseless channel",
+	scheme.Noiseless:  "noiseless CMC",
 	scheme.BestSingle: "best single worker",
 	scheme.SGLD:       "SGLD",
 	// The digital baselines (not in the paper, docs/BEYOND.md note 16).

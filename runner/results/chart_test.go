@@ -201,7 +201,7 @@ func TestChartBandClippedToBounds(t *testing.T) {
 
 func TestSchemeLabel(t *testing.T) {
 	for name, want := range map[string]string{
-		"gcmc": "GCMC", "wgcmc-noma": "WGCMC-NOMA", "wvcmc-noma": "WVCMC-NOMA", "cmc-noiseless": "GCMC, noiseless channel",
+		"gcmc": "GCMC", "wgcmc-noma": "WGCMC-NOMA", "wvcmc-noma": "WVCMC-NOMA", "cmc-noiseless": "noiseless CMC",
 		"best-single": "best single worker", "sgld": "SGLD", "wvcmc-oma.paper": "WVCMC-OMA (paper SGD)",
 		"wvcmc-noma.converged": "WVCMC-NOMA (converged)", "other": "other", "wvcmc-oma.unknown": "wvcmc-oma.unknown",
 	} {
