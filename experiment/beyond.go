@@ -36,6 +36,19 @@ func registerBeyond() {
 			"N": "2000", "fresh_factor": "4"},
 	}))
 
+	// Block fading with the pilots charged (docs/MATH.md note 19) on the
+	// probit setting of Fig. 5: the longer the channel holds, the fewer
+	// pilot uses the samples lose; the CSI-aware WGCMC runs beside the
+	// unaware one.
+	register(probitSpec(probitVariant{
+		id: "coherence", fig: FigureBeyond, x: "coherence", logx: true,
+		xlabel: "coherence (sample blocks per channel realisation)",
+		desc:   "probit regression (d = {d}, N = {N}): err2 vs the coherence T_c (sample blocks per channel realisation), pilots charged (L_p = m_t per worker and interval, at the data SNR), {fading} fading (l = {repetition}), {snr_db} dB, T = {T}, K = {K}",
+		over:   map[string]string{"coherence": "1,2,5,10,20,50", "pilots": "true", "snr_db": "10"},
+		quick: map[string]string{"trials": "2", "coherence": "1,10", "T": "200", "ref_samples": "2000",
+			"N": "2000", "fresh_factor": "4"},
+	}))
+
 	// Unequal SNR at a fixed mean SNR in dB, on the Fig. 3 setting.
 	register(withDefaults(gaussSpec("snr-spread", FigureBeyond,
 		"err2 vs the spread Δ of the per-worker SNR (offsets evenly spaced over ±Δ/2 dB, randomly assigned per trial; mean {snr_db} dB), {subposteriors} Gaussian subposteriors, T = {T}",
