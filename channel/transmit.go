@@ -72,7 +72,7 @@ type Received struct {
 
 	// Pilots is how the charged pilots split the budget (Config.Pilots,
 	// docs/MATH.md note 19): S is then its Samples. nil without charged
-	// pilots, and on a retransmission.
+	// pilots, on a retransmission and on the views Rows and Delivered.
 	Pilots *PilotBudget
 	// CSIGain and CSINoise are what the server knows of each worker's
 	// channel-estimate error (docs/MATH.md eq. (19.4)): given the estimate,
@@ -492,6 +492,7 @@ func (r *Received) Rows(i, j int) *Received {
 	out.S = j - i
 	out.TxPower = nil
 	out.Residual = nil
+	out.Pilots = nil
 	if r.Outage != nil {
 		out.Outage = make([][]bool, len(r.Outage))
 		for k, o := range r.Outage {
@@ -550,6 +551,7 @@ func (r *Received) Delivered() (*Received, error) {
 	out := *r
 	out.S = n
 	out.Outage = nil
+	out.Pilots = nil
 	out.Y = make([]*mat.Dense, len(r.Y))
 	for k, y := range r.Y {
 		out.Y[k] = mat.NewDense(n, r.Mr, nil)
