@@ -15,7 +15,8 @@
 // (zero-forcing on an estimate Ĥ, leaving residual interference), per-worker
 // large-scale gains β_k, a complex baseband Rayleigh or Rician channel
 // carrying the real symbols on I and Q, truncated channel inversion with a
-// peak power and outage, and mean-centred transmission. Their zero values
+// peak power and outage, mean-centred transmission, and block fading with
+// the channel estimates' pilots charged to the budget. Their zero values
 // give the paper's link, bit for bit.
 package channel
 
@@ -110,9 +111,10 @@ const (
 )
 
 // Config describes the uplink. The zero values of Complex, KFactor, CSI,
-// Gains, Control and Centre give the paper's link (real channel, perfect CSI, equal
-// SNR, channel inversion with the long-term power rule); docs/BEYOND.md
-// states the models the other values select.
+// Gains, Control, Centre, Coherence and Pilots give the paper's link (real
+// channel, perfect CSI, equal SNR, channel inversion with the long-term
+// power rule, a new channel every block); docs/BEYOND.md and docs/MATH.md
+// note 20 state the models the other values select.
 type Config struct {
 	Access Access
 	Fading Fading
@@ -136,7 +138,9 @@ type Config struct {
 	// under imperfect CSI or power control on Rayleigh fading the exact
 	// equivalent in law of docs/BEYOND.md eq. (12.7). Rician fading with
 	// imperfect CSI has no equivalent form and is always simulated
-	// physically. Flat fading is always equivalent.
+	// physically, and so is block fading (Coherence > 1) with imperfect CSI
+	// or truncated inversion, whose blocks of one interval are dependent.
+	// Flat fading is always equivalent.
 	Physical bool
 	// Complex sends the real symbols on I and Q of a complex baseband
 	// channel: the l·d real symbols of a block fill ⌈l·d/2⌉ complex channel
@@ -164,6 +168,15 @@ type Config struct {
 	// no Rician fading (the means' rate is that of the zero-forcing AWGN
 	// blocks).
 	Centre bool
+	// Coherence is T_c, the sample blocks that share one channel
+	// realisation (block fading, docs/MATH.md note 20): each worker's H_k
+	// (and its estimate) is drawn at the first block of every interval of
+	// T_c blocks and held over it, independently across intervals and
+	// workers. 0 and 1: a new channel every block, the paper's.
+	Coherence int
+	// Pilots charges the workers' channel estimates to the budget; the
+	// zero value is off (docs/MATH.md note 20).
+	Pilots Pilots
 }
 
 // Validate reports a configuration that cannot be simulated.
@@ -189,6 +202,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("rician K-factor = %v given with %v fading: it is used only by rician fading", c.KFactor, c.Fading)
 	}
 	if err := c.CSI.validate(c.Fading); err != nil {
+		return err
+	}
+	if err := c.validateFading(); err != nil {
 		return err
 	}
 	if err := c.Gains.validate(); err != nil {
@@ -259,6 +275,8 @@ func (c Config) InvGramMean() float64 {
 // rule (Control off). With perfect CSI and Flat or Rayleigh fading this is
 // P S / (g · l · Σ_s ‖θ_s‖²); Ĥ is the worker's channel estimate (CSI).
 func (c Config) PowerScale(theta *mat.Dense) float64 {
+	_, d := theta.Dims()
+	c = c.ResolvePilots(d)
 	return c.powerScale(theta, c.workerLink(1))
 }
 

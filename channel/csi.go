@@ -73,8 +73,13 @@ type workerLink struct {
 	cutoff float64
 }
 
-// workerLink returns the link of a worker with large-scale gain β.
+// workerLink returns the link of a worker with large-scale gain β. It
+// panics on charged pilots not yet resolved (Config.ResolvePilots), whose
+// CSI depends on the parameter dimension.
 func (c Config) workerLink(gain float64) workerLink {
+	if c.Pilots.On {
+		panic("channel: the CSI of charged pilots needs the parameter dimension: call ResolvePilots first")
+	}
 	w := workerLink{gain: gain, scat: 1, shrink: 1, a: 1}
 	if c.Fading == Rician {
 		w.mean = math.Sqrt(c.KFactor / (c.KFactor + 1))
@@ -107,7 +112,8 @@ func (c Config) workerLink(gain float64) workerLink {
 // with large-scale gain β: given its estimate Ĥ, H = μ + a(Ĥ − μ) + Ẽ with Ẽ
 // i.i.d. of variance s², and Ĥ's scattered part has variance v̂ (perfect
 // CSI: a = 1, s² = 0). With them, eq. (12.8) and (12.9) give the residual
-// power and the second moment of the received signals.
+// power and the second moment of the received signals. With charged
+// pilots, call it on ResolvePilots(d).
 func (c Config) CSILaw(gain float64) (a, s2, vHat float64) {
 	w := c.workerLink(gain)
 	return w.a, w.s2, w.vHat

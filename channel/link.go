@@ -71,12 +71,20 @@ type Link struct {
 	MeanBits   []int       `json:"mean_bits,omitempty"`
 	MeanBlocks []int       `json:"mean_blocks,omitempty"`
 	Budget     int         `json:"budget,omitempty"`
+	// Block fading and charged pilots (docs/MATH.md note 20): the sample
+	// blocks per channel realisation (omitted for 1), how the pilots split
+	// the budget, and what the server knows of each worker's estimate
+	// error (Received.CSIGain, CSINoise).
+	Coherence int          `json:"coherence,omitempty"`
+	Pilots    *PilotBudget `json:"pilots,omitempty"`
+	CSIGain   []float64    `json:"csi_gain,omitempty"`
+	CSINoise  []float64    `json:"csi_noise,omitempty"`
 }
 
 // NewLink describes rx, sent over cfg with the given seed, its signal
 // files named by SignalNames.
 func NewLink(cfg Config, rx *Received, seed uint64) Link {
-	return Link{
+	l := Link{
 		Format: LinkFormat, Access: rx.Access.String(), Fading: cfg.Fading.String(),
 		Repetition: cfg.Repetition, ExtraTx: cfg.ExtraTx, Physical: cfg.Physical, Power: cfg.Power, SNRdB: cfg.SNRdB,
 		N0: rx.N0, Pk: rx.Pk, D: rx.D, K: rx.K, S: rx.S, Mr: rx.Mr, Seed: seed, TxPower: rx.TxPower,
@@ -85,7 +93,12 @@ func NewLink(cfg Config, rx *Received, seed uint64) Link {
 		PilotSNRdB: cfg.CSI.PilotSNRdB, PeakPower: cfg.Control.PeakPower, Gain: rx.Gain,
 		Outage: outageBlocks(rx.Outage), Residual: rx.Residual,
 		Centre: rx.Mean != nil, Mean: rx.Mean, MeanVar: rx.MeanVar, MeanBits: rx.MeanBits, MeanBlocks: rx.MeanBlocks, Budget: rx.Budget,
+		Pilots: rx.Pilots, CSIGain: rx.CSIGain, CSINoise: rx.CSINoise,
 	}
+	if cfg.Coherence > 1 {
+		l.Coherence = cfg.Coherence
+	}
+	return l
 }
 
 // outageBlocks lists, per worker, the indices of the blocks marked in
@@ -192,6 +205,9 @@ func ParseLink(data []byte) (Link, error) {
 	if err := l.checkCentre(); err != nil {
 		return Link{}, err
 	}
+	if err := l.checkCSI(); err != nil {
+		return Link{}, err
+	}
 	streams := 1
 	if acc == OMA {
 		streams = l.K
@@ -219,7 +235,8 @@ func (l Link) Received(y []*mat.Dense, where []string) (*Received, error) {
 		}
 	}
 	rx := &Received{Access: acc, K: l.K, S: l.S, D: l.D, Mr: l.Mr, L: l.Repetition, Pk: l.Pk, N0: l.N0, Power: l.Power, Y: y, Gain: l.Gain, Residual: l.Residual,
-		Mean: l.Mean, MeanVar: l.MeanVar, MeanBits: l.MeanBits, MeanBlocks: l.MeanBlocks, Budget: l.Budget}
+		Mean: l.Mean, MeanVar: l.MeanVar, MeanBits: l.MeanBits, MeanBlocks: l.MeanBlocks, Budget: l.Budget,
+		Pilots: l.Pilots, CSIGain: l.CSIGain, CSINoise: l.CSINoise}
 	if l.Outage != nil {
 		rx.Outage = make([][]bool, l.K)
 		for k, blocks := range l.Outage {
@@ -324,6 +341,28 @@ func (l Link) checkCentre() error {
 		}
 		if v := l.MeanVar[k]; !(v > 0) || math.IsInf(v, 0) {
 			return fmt.Errorf("centre: mean_var of worker %d = %v, want a positive finite variance", k+1, v)
+		}
+	}
+	return nil
+}
+
+// checkCSI checks the block fading and estimate-error records: coherence
+// ≥ 0, one CSI gain in (0, 1] and one finite non-negative CSI noise per
+// worker, both or neither, and a pilot budget whose samples are S.
+func (l Link) checkCSI() error {
+	switch {
+	case l.Coherence < 0:
+		return fmt.Errorf("coherence = %d: must be ≥ 1 (or omitted)", l.Coherence)
+	case (l.CSIGain == nil) != (l.CSINoise == nil):
+		return fmt.Errorf("csi_gain and csi_noise: give both or neither")
+	case l.CSIGain != nil && (len(l.CSIGain) != l.K || len(l.CSINoise) != l.K):
+		return fmt.Errorf("csi_gain and csi_noise have %d and %d entries for K = %d workers", len(l.CSIGain), len(l.CSINoise), l.K)
+	case l.Pilots != nil && l.Pilots.Samples != l.S:
+		return fmt.Errorf("pilots: %d samples, but S = %d", l.Pilots.Samples, l.S)
+	}
+	for k := range l.CSIGain {
+		if a, v := l.CSIGain[k], l.CSINoise[k]; !(a > 0 && a <= 1) || !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("worker %d: csi_gain %v must be in (0, 1] and csi_noise %v finite and ≥ 0", k+1, a, v)
 		}
 	}
 	return nil

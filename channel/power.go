@@ -58,6 +58,32 @@ func (c Config) OutageProb(cutoff float64) float64 {
 	return mathext.GammaIncReg(alpha, cutoff/scale)
 }
 
+// meanInvCost returns E[1/X | X ≥ c] for X of docs/BEYOND.md eq. (12.6):
+// 1/((α − 1)ϑ) = InvGramMean without a cutoff (c = 0), and
+// Q(α − 1, c/ϑ)/((α − 1)ϑ (1 − P(α, c/ϑ))) with one (eq. (15.3), (15.4)).
+// Rayleigh fading only.
+func (c Config) meanInvCost(cutoff float64) float64 {
+	if cutoff == 0 {
+		return c.InvGramMean()
+	}
+	alpha, scale := c.costLaw()
+	return mathext.GammaIncRegComp(alpha-1, cutoff/scale) / ((alpha - 1) * scale) / (1 - c.OutageProb(cutoff))
+}
+
+// blockEnergy returns ε = E‖x̃‖², x̃ = Ĥ^† t, the mean over the blocks
+// sent of a worker with link w and encoder P_k sending the samples theta
+// (its transmit energy times β_k): P_k m2 E[1/X | X ≥ c]/v̂ on Rayleigh
+// fading (docs/BEYOND.md eq. (12.9)) and P_k Σ_s tr(E[(ĤĤᴴ)^{-1}] t_s t_sᴴ)/S
+// on Rician fading (eq. (14.6)).
+func (c Config) blockEnergy(theta *mat.Dense, pk float64, w workerLink) float64 {
+	if c.Fading == Rician {
+		s, _ := theta.Dims()
+		return pk * c.ricianEnergy(theta, w) / float64(s)
+	}
+	m2, _ := sampleNorms(theta, c.Repetition)
+	return pk * m2 * c.meanInvCost(w.cutoff) / w.vHat
+}
+
 // sampleNorms returns m2 = (1/S) Σ_s ‖Bθ_s‖² and M = max_s ‖Bθ_s‖² of the
 // samples theta (S×d) with repetition l.
 func sampleNorms(theta *mat.Dense, l int) (m2, mx float64) {

@@ -69,6 +69,20 @@ type Received struct {
 	// Centre[k] is the m_k worker k subtracted, for simulation and
 	// analysis: the server knows Mean.
 	Centre [][]float64
+
+	// Pilots is how the charged pilots split the budget (Config.Pilots,
+	// docs/MATH.md note 20): S is then its Samples. nil without charged
+	// pilots, on a retransmission and on the views Rows and Delivered.
+	Pilots *PilotBudget
+	// CSIGain and CSINoise are what the server knows of each worker's
+	// channel-estimate error (docs/MATH.md eq. (20.4)): given the estimate,
+	// y_k = a_k E_k θ_k + r_k + n_k with a_k = CSIGain[k] and r_k white of
+	// variance CSINoise[k] = s_k² ε_k/κ per real symbol, ε_k the mean of
+	// ‖Ĥ_k^† E_k θ_k‖² over the blocks sent (docs/BEYOND.md eq. (12.9)).
+	// Exact for Rayleigh fading and for the MMSE estimate (a_k = 1); with
+	// Rician fading and the additive-error model the line-of-sight term
+	// (1 − a_k) μ 1 1ᵀ Ĥ_k^† t is left out. nil under perfect CSI.
+	CSIGain, CSINoise []float64
 }
 
 // Streams is the number of received streams: K under OMA, 1 under NOMA.
@@ -188,6 +202,15 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, prev *Received) 
 	if s < 1 {
 		return nil, fmt.Errorf("no samples to send")
 	}
+	var budget *PilotBudget
+	if cfg.Pilots.On && !sameLink {
+		b, err := cfg.SplitBudget(k, s, d)
+		if err != nil {
+			return nil, err
+		}
+		budget = &b
+	}
+	cfg = cfg.ResolvePilots(d)
 	if err := cfg.checkPilots(d); err != nil {
 		return nil, err
 	}
@@ -233,6 +256,15 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, prev *Received) 
 		rx.Mean, rx.MeanVar, rx.MeanBits, rx.MeanBlocks = c.mean, c.meanVar, c.bits, c.blocks
 		rx.Budget, rx.Centre = c.budget, c.centre
 	}
+	if budget != nil {
+		s = budget.Samples
+		cut := make([]*mat.Dense, k)
+		for i, m := range samples {
+			cut[i] = m.Slice(0, s, 0, d).(*mat.Dense)
+		}
+		samples = cut
+		rx.S, rx.Pilots = s, budget
+	}
 	truncated := cfg.Control.PeakPower > 0
 	rx.Pk = make([]float64, k)
 	if pk != nil {
@@ -272,12 +304,20 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, prev *Received) 
 		}
 	}
 	imperfect := cfg.CSI.imperfect()
-	// Rician fading with imperfect CSI has no equivalent form: simulate it.
-	physical := cfg.Fading != Flat && (cfg.Physical || (imperfect && cfg.Fading == Rician))
+	coherence := cfg.coherence()
+	// Rician fading with imperfect CSI has no equivalent form, nor has
+	// block fading with imperfect CSI or truncation: simulate them.
+	physical := cfg.Fading != Flat && (cfg.Physical || (imperfect && cfg.Fading == Rician) || (coherence > 1 && (imperfect || truncated)))
 	equivalent := !physical && (imperfect || truncated)
 	var zf *zfLink
+	var held []*zfLink // block fading: each worker's channel, held over an interval
 	var eq *equivLink
 	switch {
+	case physical && coherence > 1:
+		held = make([]*zfLink, k)
+		for i := range held {
+			held[i] = newZFLink(cfg, mr)
+		}
 	case physical:
 		zf = newZFLink(cfg, mr)
 	case equivalent:
@@ -288,6 +328,16 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, prev *Received) 
 	}
 	if imperfect {
 		rx.Residual = make([]float64, k)
+		rx.CSIGain = make([]float64, k)
+		rx.CSINoise = make([]float64, k)
+		kappa := 1.0
+		if cfg.Complex {
+			kappa = 2
+		}
+		for i, m := range samples {
+			rx.CSIGain[i] = links[i].a
+			rx.CSINoise[i] = links[i].s2 * cfg.blockEnergy(m, rx.Pk[i], links[i]) / kappa
+		}
 	}
 	sent := make([]int, k)
 	enc := make([]*mat.Dense, k)
@@ -307,11 +357,17 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, prev *Received) 
 		ok := true
 		switch {
 		case physical:
-			var err error
-			if energy, resid, ok, err = zf.send(rng, dst, t, links[worker]); err != nil {
-				sendErr = fmt.Errorf("worker %d, block %d: %w", worker+1, block+1, err)
-				return
+			z := zf
+			if held != nil {
+				z = held[worker]
 			}
+			if block%coherence == 0 {
+				if err := z.draw(rng, links[worker]); err != nil {
+					sendErr = fmt.Errorf("worker %d, block %d: %w", worker+1, block+1, err)
+					return
+				}
+			}
+			energy, resid, ok = z.apply(dst, t, links[worker])
 		case equivalent:
 			energy, resid, ok = eq.send(dst, t, links[worker])
 		default:
@@ -436,6 +492,7 @@ func (r *Received) Rows(i, j int) *Received {
 	out.S = j - i
 	out.TxPower = nil
 	out.Residual = nil
+	out.Pilots = nil
 	if r.Outage != nil {
 		out.Outage = make([][]bool, len(r.Outage))
 		for k, o := range r.Outage {
@@ -494,6 +551,7 @@ func (r *Received) Delivered() (*Received, error) {
 	out := *r
 	out.S = n
 	out.Outage = nil
+	out.Pilots = nil
 	out.Y = make([]*mat.Dense, len(r.Y))
 	for k, y := range r.Y {
 		out.Y[k] = mat.NewDense(n, r.Mr, nil)

@@ -97,10 +97,45 @@ func centredOffset(rx *channel.Received, a []*mat.Dense) []float64 {
 // BᵀB = l·I (docs/MATH.md note 4: on z_k = Bᵀy_k/l the d×d formulas hold with
 // noise variance ν = N0/l).
 func WGCMC(rx *channel.Received) (Map, error) {
+	nu := rx.CombinedNoise()
 	if rx.Access == channel.NOMA {
-		return wgcmcNOMA(rx)
+		return wgcmcNOMA(rx, float64(rx.K)*rx.Pk[0], nu)
 	}
-	return wgcmcOMA(rx)
+	scale := make([]float64, rx.K)
+	noise := make([]float64, rx.K)
+	for k := range rx.K {
+		scale[k], noise[k] = rx.Pk[k], nu
+	}
+	return wgcmcOMA(rx, scale, noise)
+}
+
+// WGCMCAware is WGCMC for a server that knows the statistics of the
+// workers' channel-estimate errors (Received.CSIGain, CSINoise;
+// docs/MATH.md eq. (20.5)): stream k carries a_k √P_k Bθ_k plus white
+// noise of variance N0 + CSINoise[k] per real symbol, so the OMA formulas
+// use a_k² P_k for P_k and ν_k = (N0 + CSINoise[k])/l for ν, and the NOMA
+// ones P Σ_k a_k² for K P and ν = (N0 + Σ_k CSINoise[k])/l. Under perfect
+// CSI (CSINoise nil) it is WGCMC.
+func WGCMCAware(rx *channel.Received) (Map, error) {
+	if rx.CSINoise == nil {
+		return WGCMC(rx)
+	}
+	l := float64(rx.L)
+	if rx.Access == channel.NOMA {
+		noise, gain := rx.N0, 0.0
+		for k := range rx.K {
+			noise += rx.CSINoise[k]
+			gain += rx.CSIGain[k] * rx.CSIGain[k]
+		}
+		return wgcmcNOMA(rx, gain*rx.Pk[0], noise/l)
+	}
+	scale := make([]float64, rx.K)
+	noise := make([]float64, rx.K)
+	for k := range rx.K {
+		a := rx.CSIGain[k]
+		scale[k], noise[k] = a*a*rx.Pk[k], (rx.N0+rx.CSINoise[k])/l
+	}
+	return wgcmcOMA(rx, scale, noise)
 }
 
 // wgcmcOMA: Ĉ_k = [Σ̂_{z_k} − νI]^+/P_k (eq: est: ck), and
@@ -110,8 +145,8 @@ func WGCMC(rx *channel.Received) (Map, error) {
 // weights on the same estimates, A_k = (Σ_j Ĉ_j^{-1})^{-1} Ĉ_k^{-1}
 // (centredOffset): the means' consensus, not shrunk by the factor
 // Ĉ_k^{1/2}(P_k Ĉ_k + νI)^{-1/2}√P_k that W̃_k applies to the fluctuations.
-func wgcmcOMA(rx *channel.Received) (Map, error) {
-	nu := rx.CombinedNoise()
+// scale[k] stands for P_k and noise[k] for ν on stream k.
+func wgcmcOMA(rx *channel.Received, scale, noise []float64) (Map, error) {
 	chat := make([]*mat.SymDense, rx.K)
 	inv := make([]*mat.SymDense, rx.K)
 	for k := range rx.K {
@@ -119,11 +154,11 @@ func wgcmcOMA(rx *channel.Received) (Map, error) {
 		if err != nil {
 			return Map{}, err
 		}
-		c, err := positivePart(shiftDiag(cz, -nu))
+		c, err := positivePart(shiftDiag(cz, -noise[k]))
 		if err != nil {
 			return Map{}, err
 		}
-		c.ScaleSym(1/rx.Pk[k], c)
+		c.ScaleSym(1/scale[k], c)
 		chat[k] = c
 		if inv[k], err = pinv(c); err != nil {
 			return Map{}, err
@@ -135,7 +170,7 @@ func wgcmcOMA(rx *channel.Received) (Map, error) {
 	}
 	m := Map{W: make([]*mat.Dense, rx.K)}
 	for k := range rx.K {
-		pk := rx.Pk[k]
+		pk, nu := scale[k], noise[k]
 		a, err := spectral(chat[k], func(v float64) float64 {
 			if v <= 0 {
 				return 0
@@ -165,14 +200,13 @@ func wgcmcOMA(rx *channel.Received) (Map, error) {
 // W̃ = K^{-1/2} Ĉ_0^{1/2}(K P Ĉ_0 + νI)^{-1/2} (eq: asymp opt NOMA), with
 // P = min_k P_k. Exact for homogeneous Gaussian subposteriors as S → ∞.
 // On a mean-centred link the map adds back the consensus of the decoded
-// means under the same homogeneity, b = (1/K) Σ_k m̂_k.
-func wgcmcNOMA(rx *channel.Received) (Map, error) {
-	nu := rx.CombinedNoise()
+// means under the same homogeneity, b = (1/K) Σ_k m̂_k. kp stands for K P
+// and nu for ν.
+func wgcmcNOMA(rx *channel.Received, kp, nu float64) (Map, error) {
 	cz, err := sampleCov(rx.Combine(0))
 	if err != nil {
 		return Map{}, err
 	}
-	kp := float64(rx.K) * rx.Pk[0]
 	c0, err := positivePart(shiftDiag(cz, -nu))
 	if err != nil {
 		return Map{}, err

@@ -126,8 +126,10 @@ func (l Link) Validate() error {
 		return fmt.Errorf("digital link: side-information cost %v bits per real: must be finite and ≥ 0", l.SideInfoBits)
 	case c.Fading == channel.Rician:
 		return fmt.Errorf("digital link: rician fading is not modelled (zf has no scalar E[(HHᴴ)^{-1}] there)")
-	case c.CSI != channel.CSI{}:
-		return fmt.Errorf("digital link: imperfect CSI is not modelled (the baseline's capacity assumes the channel known); leave csi unset for it")
+	case c.CSI != channel.CSI{} || c.Pilots.On:
+		return fmt.Errorf("digital link: imperfect CSI is not modelled (the baseline's capacity assumes the channel known); leave csi and pilots unset for it")
+	case c.Coherence > 1:
+		return fmt.Errorf("digital link: block fading (coherence %d) is not modelled (the baseline's rate is that of a channel drawn anew every block); leave coherence at 1 for it", c.Coherence)
 	case c.Control != channel.PowerControl{}:
 		return fmt.Errorf("digital link: power control is not modelled (the capacity sets its own power law); leave it unset for the digital link")
 	case c.Complex && c.Fading != channel.Flat && l.Capacity != ZeroForcing:

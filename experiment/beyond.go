@@ -7,7 +7,7 @@ import (
 	"github.com/wcmc-project/wcmc/runner"
 )
 
-// Experiments beyond the paper (issue 20, docs/BEYOND.md): the channel
+// Experiments beyond the paper (docs/BEYOND.md): the channel
 // models of notes 12–15 and the ideal digital baseline of note 16, each
 // swept on one of the paper's settings. They are labelled FigureBeyond:
 // `wcmc reproduce`, which reproduces the paper's figures, does not run
@@ -33,6 +33,19 @@ func registerBeyond() {
 		desc:   "probit regression (d = {d}, N = {N}): err2 vs the variance of the workers' channel-estimate error, {fading} fading (l = {repetition}), {snr_db} dB, T = {T}, K = {K}",
 		over:   map[string]string{"csi_error": csi, "snr_db": "20"},
 		quick: map[string]string{"trials": "2", "csi_error": "0,0.1", "T": "200", "ref_samples": "2000",
+			"N": "2000", "fresh_factor": "4"},
+	}))
+
+	// Block fading with the pilots charged (docs/MATH.md note 20) on the
+	// probit setting of Fig. 5: the longer the channel holds, the fewer
+	// pilot uses the samples lose; the CSI-aware WGCMC runs beside the
+	// unaware one.
+	register(probitSpec(probitVariant{
+		id: "coherence", fig: FigureBeyond, x: "coherence", logx: true,
+		xlabel: "coherence (sample blocks per channel realisation)",
+		desc:   "probit regression (d = {d}, N = {N}): err2 vs the coherence T_c (sample blocks per channel realisation), pilots charged (L_p = m_t per worker and interval, at the data SNR), {fading} fading (l = {repetition}), {snr_db} dB, T = {T}, K = {K}",
+		over:   map[string]string{"coherence": "1,2,5,10,20,50", "pilots": "true", "snr_db": "10"},
+		quick: map[string]string{"trials": "2", "coherence": "1,10", "T": "200", "ref_samples": "2000",
 			"N": "2000", "fresh_factor": "4"},
 	}))
 

@@ -57,7 +57,7 @@ func TestBeyondQuickRuns(t *testing.T) {
 		t.Skip("runs the experiments")
 	}
 	specs := beyondSpecs()
-	if len(specs) != 8 {
+	if len(specs) != 9 {
 		t.Fatalf("%d experiments beyond the paper", len(specs))
 	}
 	for _, spec := range specs {
@@ -69,11 +69,14 @@ func TestBeyondQuickRuns(t *testing.T) {
 			t.Fatalf("%s: %v", spec.ID, err)
 		}
 		want := wirelessSchemes
-		if strings.HasPrefix(spec.ID, "csi-error-probit") {
+		if spec.ID == "csi-error-probit" || spec.ID == "coherence" {
 			want = probitSchemes
 		}
 		if res.Values.Bool("digital") {
 			want = withDigital(want)
+		}
+		if strings.HasPrefix(spec.ID, "csi-error") || spec.ID == "coherence" {
+			want = append(slices.Clone(want), scheme.CSIAware...) // imperfect CSI at some point of the sweep
 		}
 		got := map[string]bool{}
 		for _, task := range res.Tasks {
@@ -114,6 +117,7 @@ func TestBeyondOffEqualsPaper(t *testing.T) {
 		{"analog-vs-digital", "10", gauss, "10", nil},
 		{"analog-vs-digital-uses", "1", gauss, "10", nil},
 		{"csi-error-probit", "0", probit, "20", small},
+		{"coherence", "1", probit, "10", append(slices.Clone(small), "pilots=false")},
 	} {
 		spec, err := Lookup(c.id)
 		if err != nil {
@@ -168,7 +172,8 @@ func TestDigitalOnlyWhenAsked(t *testing.T) {
 	if len(out.Rows) != 0 || len(out.Skipped) != 1 || !strings.Contains(out.Skipped[0].Reason, "default protocol") {
 		t.Errorf("digital-wvcmc-oma without the default protocol: rows %v, skipped %v", out.Rows, out.Skipped)
 	}
-	// The digital link models no imperfect CSI: refused before any work.
+	// The digital link models no imperfect CSI: refused before any work
+	// (the charged pilots and block fading: TestPilotsParametersChecked).
 	if _, _, err := runner.Resolve(spec, []string{"digital=true", "fading=rayleigh", "csi_error=0.1"}, true, 1); err == nil || !strings.Contains(err.Error(), "imperfect CSI") {
 		t.Errorf("digital with imperfect CSI: %v", err)
 	}
@@ -245,7 +250,8 @@ func TestPowerControlOutage(t *testing.T) {
 }
 
 // The exact fresh second moment under imperfect CSI (docs/BEYOND.md
-// (12.9)) and of the test-channel digital stream (16.7) agree with the
+// (12.9), also with charged pilots) and of the test-channel digital
+// stream (16.7) agree with the
 // moment measured on many fresh signals, within 5 Monte Carlo standard
 // errors entry by entry, and the law without the model (perfect CSI; a
 // decoded sample equal to the sample) does not.
@@ -262,7 +268,7 @@ func TestFreshMomentMatchesMeasured(t *testing.T) {
 	}
 	link := channel.Config{Fading: channel.Rayleigh, Repetition: 2, ExtraTx: 2, Power: 1, SNRdB: 20, CSI: channel.CSI{ErrorVar: 0.1},
 		Gains: channel.LargeScale{OffsetDB: []float64{0, -4, 3}}}
-	enabled := map[string]bool{SchemeWGCMCOMA: true, SchemeWGCMCNOMA: true, scheme.DigitalGCMC: true}
+	enabled := map[string]bool{SchemeWGCMCOMA: true, SchemeWGCMCNOMA: true, scheme.DigitalGCMC: true, scheme.WGCMCOMACSI: true, scheme.WGCMCNOMACSI: true}
 	digitalLink := link
 	digitalLink.CSI = channel.CSI{}
 	check := func(l channel.Config, names ...string) {
@@ -312,6 +318,12 @@ func TestFreshMomentMatchesMeasured(t *testing.T) {
 		}
 	}
 	check(link, SchemeWGCMCOMA, SchemeWGCMCNOMA)
+	// Charged pilots (10 dB below the data) set the CSI of the MMSE model;
+	// the pilot uses leave fewer learning samples, not another law. The
+	// CSI-aware maps are tested on the same law.
+	pilots := link
+	pilots.CSI, pilots.Pilots = channel.CSI{}, channel.Pilots{On: true, BoostDB: -10}
+	check(pilots, SchemeWGCMCOMA, SchemeWGCMCNOMA, scheme.WGCMCOMACSI, scheme.WGCMCNOMACSI)
 	// At 0 dB the digital link carries about 3 bits per sample of d = 3.
 	digitalLink.SNRdB = 0
 	check(digitalLink, scheme.DigitalGCMC)

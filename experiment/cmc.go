@@ -125,14 +125,15 @@ func runCMC(rng *rand.Rand, samples []*mat.Dense, cfg cmcConfig) (*cmcOutput, er
 		}
 	}
 
-	if on(SchemeGCMC, SchemeWGCMCOMA, SchemeWVCMCOMA, SchemeBestSingle) {
+	omaSchemes := []string{SchemeGCMC, SchemeWGCMCOMA, SchemeWVCMCOMA, SchemeBestSingle, scheme.WGCMCOMACSI}
+	if on(omaSchemes...) {
 		if cfg.omaPerWkr < 2 {
-			for _, s := range []string{SchemeGCMC, SchemeWGCMCOMA, SchemeWVCMCOMA, SchemeBestSingle} {
+			for _, s := range omaSchemes {
 				if cfg.enabled[s] {
 					out.skip(s, "OMA delivers S = %d < 2 samples per worker", cfg.omaPerWkr)
 				}
 			}
-		} else if rx, err := out.transmit(omaRng, cfg, channel.OMA, omaSamples, SchemeGCMC, SchemeWGCMCOMA, SchemeWVCMCOMA, SchemeBestSingle); err != nil {
+		} else if rx, err := out.transmit(omaRng, cfg, channel.OMA, omaSamples, omaSchemes...); err != nil {
 			return nil, err
 		} else if rx != nil {
 			out.omaLink = rx
@@ -140,6 +141,9 @@ func runCMC(rng *rand.Rand, samples []*mat.Dense, cfg cmcConfig) (*cmcOutput, er
 				return nil, err
 			}
 			if err := out.gaussianScheme(SchemeWGCMCOMA, cfg, rx, consensus.WGCMC); err != nil {
+				return nil, err
+			}
+			if err := out.gaussianScheme(scheme.WGCMCOMACSI, cfg, rx, consensus.WGCMCAware); err != nil {
 				return nil, err
 			}
 			if cfg.enabled[SchemeWVCMCOMA] {
@@ -152,17 +156,22 @@ func runCMC(rng *rand.Rand, samples []*mat.Dense, cfg cmcConfig) (*cmcOutput, er
 		}
 	}
 
-	if on(SchemeWGCMCNOMA, SchemeWVCMCNOMA) {
-		rx, err := out.transmit(nomaRng, cfg, channel.NOMA, nomaSamples, SchemeWGCMCNOMA, SchemeWVCMCNOMA)
+	if on(SchemeWGCMCNOMA, SchemeWVCMCNOMA, scheme.WGCMCNOMACSI) {
+		rx, err := out.transmit(nomaRng, cfg, channel.NOMA, nomaSamples, SchemeWGCMCNOMA, SchemeWVCMCNOMA, scheme.WGCMCNOMACSI)
 		if err != nil {
 			return nil, err
 		}
 		if rx != nil {
 			out.nomaLink = rx
-			if cfg.nomaPerWk < 2 && cfg.enabled[SchemeWGCMCNOMA] {
-				out.skip(SchemeWGCMCNOMA, "NOMA delivers S = %d < 2 samples", cfg.nomaPerWk)
-			} else if err := out.gaussianScheme(SchemeWGCMCNOMA, cfg, rx, consensus.WGCMC); err != nil {
-				return nil, err
+			for _, g := range []struct {
+				name  string
+				learn func(*channel.Received) (consensus.Map, error)
+			}{{SchemeWGCMCNOMA, consensus.WGCMC}, {scheme.WGCMCNOMACSI, consensus.WGCMCAware}} {
+				if cfg.nomaPerWk < 2 && cfg.enabled[g.name] {
+					out.skip(g.name, "NOMA delivers S = %d < 2 samples", cfg.nomaPerWk)
+				} else if err := out.gaussianScheme(g.name, cfg, rx, g.learn); err != nil {
+					return nil, err
+				}
 			}
 			if cfg.enabled[SchemeWVCMCNOMA] {
 				for _, pr := range cfg.protocols {
@@ -203,8 +212,11 @@ func (o *cmcOutput) transmit(rng *rand.Rand, cfg cmcConfig, access channel.Acces
 		}
 	}
 	rx, err := channel.Transmit(rng, link, samples)
-	if errors.Is(err, channel.ErrMeanBudget) {
+	if errors.Is(err, channel.ErrMeanBudget) || errors.Is(err, channel.ErrPilotBudget) {
 		return skip("%v: %v", access, err)
+	}
+	if rx.Pilots != nil && rx.S < 2 {
+		return skip("%v: the pilots leave S = %d < 2 samples per stream", access, rx.S)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%v transmission: %w", strings.ToUpper(access.String()), err)
@@ -243,6 +255,13 @@ func (o *cmcOutput) linkInfo(name string, sent, rx *channel.Received) {
 	}
 	if sent.Residual != nil {
 		info["residual"] = sent.Residual
+	}
+	if b := sent.Pilots; b != nil {
+		info["pilots"] = map[string]any{"budget_blocks": b.Budget, "block_uses": b.BlockUses, "pilot_len": b.Len,
+			"interval_uses": b.IntervalUses, "coherence": b.Coherence, "intervals": b.Intervals, "pilot_uses": b.Uses(), "idle_uses": b.Idle}
+	}
+	if sent.CSINoise != nil {
+		info["csi_gain"], info["csi_noise"] = sent.CSIGain, sent.CSINoise
 	}
 	if sent.Mean != nil {
 		used, idle := sent.MeanUses()

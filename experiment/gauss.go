@@ -13,6 +13,7 @@ import (
 	"github.com/wcmc-project/wcmc/metric"
 	"github.com/wcmc-project/wcmc/model"
 	"github.com/wcmc-project/wcmc/runner"
+	"github.com/wcmc-project/wcmc/scheme"
 )
 
 // Sec. VI-A: Gaussian subposteriors N(0, C_k), d = 5, K = 10, C_k the
@@ -94,6 +95,7 @@ func decodeGauss(v runner.Values, p *problems) gaussConfig {
 // check reports the link's limits and sizes that do not fit in memory.
 func (c gaussConfig) check(p *problems) {
 	c.wirelessConfig.check(c.d, "", c.k, p)
+	c.checkPilots(c.d, c.k, c.t/max(c.k, 1), c.t, p)
 	l := c.link.channel.Repetition
 	memoryNeed{sizes: []size{{"T", c.t}, {"K", c.k}, {"d", c.d}, {"repetition", l}}, k: c.k, s: c.t, d: c.d, l: l}.check(p)
 }
@@ -183,7 +185,7 @@ func runGaussTrial(c gaussConfig, p *gaussProblem, t runner.Task) (runner.TaskOu
 	ref := p.global.SecondMoment()
 	res := runner.TaskOutput{Skipped: out.skipped, Info: out.info}
 	var measured map[string]*mat.Dense // drawn once, only where needed
-	for _, s := range resultNames(withDigital(wirelessSchemes), runs) {
+	for _, s := range resultNames(append(withDigital(wirelessSchemes), scheme.CSIAware...), runs) {
 		so, ok := out.schemes[s]
 		if !ok {
 			continue
@@ -332,6 +334,7 @@ func (p *gaussProblem) freshLaw(out *cmcOutput, so *schemeOutput, link channel.C
 		}
 	}
 	analog := rx == out.omaLink || rx == out.nomaLink
+	link = link.ResolvePilots(rx.D)
 	csi := link.CSI != channel.CSI{}
 	if analog && csi && (link.Fading != channel.Rayleigh || link.Control.PeakPower > 0) {
 		return freshOutput{}, false

@@ -141,6 +141,8 @@ func (c gradientConfig) check(p *problems) {
 		p.addf("sgld_batch", "sgld_batch: set sgld_batch or sgld_batch_frac")
 	}
 	c.probitBase.check(size{"S", c.s}, 0, p)
+	d, _ := c.data.dim()
+	c.checkPilots(d, c.workers.k, c.s, c.s, p)
 }
 
 func runGradientTrial(c gradientConfig, p *probitProblem, t runner.Task) (runner.TaskOutput, error) {
@@ -194,7 +196,7 @@ func runGradientTrial(c gradientConfig, p *probitProblem, t runner.Task) (runner
 			if err == nil {
 				rx, err = rx.Delivered() // the blocks sent, under truncated inversion
 			}
-			if errors.Is(err, channel.ErrMeanBudget) {
+			if errors.Is(err, channel.ErrMeanBudget) || errors.Is(err, channel.ErrPilotBudget) {
 				for _, r := range runs {
 					out.Skipped = append(out.Skipped, runner.Skip{Scheme: scheme.Under(acc.name, r.protocol), Reason: err.Error()})
 				}

@@ -44,8 +44,21 @@ func decodeLink(v runner.Values, p *problems) linkConfig {
 			Gains:      channel.LargeScale{OffsetDB: offsets, DMin: v.Float("d_min"), DMax: v.Float("d_max"), Exponent: v.Float("path_exponent")},
 			Control:    channel.PowerControl{PeakPower: v.Float("peak_power")},
 			Centre:     v.Bool("centre"),
+			Coherence:  v.Int("coherence"),
 		},
 		spreadDB: v.Float("snr_spread_db"),
+	}
+	// Charged pilots set the MMSE estimate themselves: pilot_len is their
+	// length, and the free pilots' SNR is not theirs.
+	switch {
+	case v.Bool("pilots"):
+		l.channel.Pilots = channel.Pilots{On: true, Len: v.Int("pilot_len"), BoostDB: v.Float("pilot_boost_db")}
+		l.channel.CSI.PilotLen, l.channel.CSI.PilotSNRdB = 0, 0
+		if v.Float("pilot_snr_db") != 0 {
+			p.addf("pilot_snr_db", "pilot_snr_db = %v with pilots=true: the charged pilots are sent at the data SNR snr_db plus pilot_boost_db; set pilot_boost_db instead", v.Float("pilot_snr_db"))
+		}
+	case v.Float("pilot_boost_db") != 0:
+		p.addf("pilot_boost_db", "pilot_boost_db = %v without pilots=true: it sets the charged pilots' SNR; the free pilots (pilot_len) take pilot_snr_db", v.Float("pilot_boost_db"))
 	}
 	if err := l.validate(); err != nil {
 		p.add("link", fmt.Errorf("channel: %w", err))

@@ -54,12 +54,12 @@ func linkParams(fading, repetition, snr string) []runner.Param {
 }
 
 // beyondParams are the channel models beyond the paper (docs/BEYOND.md
-// notes 12–15), all off at their defaults.
+// notes 12–15 and 17, docs/MATH.md note 20), all off at their defaults.
 func beyondParams() []runner.Param {
 	return added(beyond(
 		nonNegParam("csi_error", "0", "imperfect CSI: variance σ_e² of the error of the workers' channel estimate Ĥ = H + E, relative to H's unit-power entries (docs/BEYOND.md (12.1)), at most 1e10 (one pilot at −100 dB); 0 = perfect CSI; needs rayleigh or rician fading"),
-		intParam("pilot_len", "0", "imperfect CSI from pilots: length L_p ≥ m_t of the orthogonal pilots of the MMSE channel estimate (docs/BEYOND.md (12.2)); 0 = no pilots", 0),
-		floatParam("pilot_snr_db", "0", "SNR ρ_p of one pilot symbol at unit large-scale gain, in dB within ±100 (with pilot_len)"),
+		intParam("pilot_len", "0", "imperfect CSI from pilots: length L_p ≥ m_t of the orthogonal pilots of the MMSE channel estimate (docs/BEYOND.md (12.2)); 0 = no pilots (with pilots=true: L_p = m_t, the fewest)", 0),
+		floatParam("pilot_snr_db", "0", "SNR ρ_p of one pilot symbol at unit large-scale gain, in dB within ±100 (with pilot_len, pilots=false: the free pilots)"),
 		stringParam("snr_offsets_db", "", "per-worker SNR offsets in dB relative to snr_db, a comma list with one entry per worker, each within ±100 dB (docs/BEYOND.md (13.3)); empty = equal SNR"),
 		nonNegParam("snr_spread_db", "0", "per-worker SNR offsets evenly spaced over [−Δ/2, Δ/2] dB (Δ this value, at most 200), assigned to the workers in a random order drawn per trial: the mean per-worker SNR in dB stays snr_db; 0 = equal SNR"),
 		nonNegParam("d_min", "0", "path loss (docs/BEYOND.md (13.4)): smallest worker distance d_min > 0 (distances uniform in [d_min, d_max], drawn per trial); 0 = off"),
@@ -68,6 +68,9 @@ func beyondParams() []runner.Param {
 		boolParam("complex", "false", "complex baseband channel: the real symbols on I and Q, ⌈m_r/2⌉ complex uses per block (docs/BEYOND.md note 14)"),
 		nonNegParam("k_factor", "0", "Rician K-factor, line-of-sight over scattered power, at most 1e6 (60 dB) (fading=rician only)"),
 		nonNegParam("peak_power", "0", "truncated channel inversion: peak energy per block P_peak > P; a worker skips the blocks whose inversion would exceed it (outage, docs/BEYOND.md note 15); 0 = the paper's full inversion; needs rayleigh fading"),
+		intParam("coherence", "1", "block fading: sample blocks T_c that share one channel realisation, drawn anew (independently) at the next interval (docs/MATH.md note 20); 1 = a new channel every block, the paper's; needs rayleigh or rician fading", 1),
+		boolParam("pilots", "false", "charged pilots (docs/MATH.md note 20): each worker estimates its channel once per coherence interval by MMSE from L_p orthogonal pilot uses (pilot_len, default m_t) at the data SNR plus pilot_boost_db, and the pilot uses come out of the samples' channel uses (per worker under OMA, K·L_p per interval under NOMA); needs rayleigh or rician fading, excludes csi_error, pilot_snr_db and centre"),
+		floatParam("pilot_boost_db", "0", "with pilots=true: the pilot SNR over the data SNR snr_db, in dB (0 = pilots at the data SNR; snr_db + pilot_boost_db within ±100)"),
 		boolParam("centre", "false", "mean-centred transmission (docs/BEYOND.md note 17): each worker sends its samples minus their mean m_k, with P_k set by the fluctuations, and m_k digitally (error variance ≤ 1% of its smallest marginal variance) in blocks taken from the samples' budget; the server adds back the combined mean; needs perfect CSI, no peak_power, no rician fading"),
 	)...)
 }

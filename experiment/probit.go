@@ -180,7 +180,7 @@ func runProbitTrial(c probitConfig, p *probitProblem, t runner.Task) (runner.Tas
 
 	res := runner.TaskOutput{Skipped: out.skipped, Info: out.info}
 	res.Info["workers"] = draws.diag
-	for _, s := range resultNames(withDigital(probitSchemes), runs) {
+	for _, s := range resultNames(append(withDigital(probitSchemes), scheme.CSIAware...), runs) {
 		so, ok := out.schemes[s]
 		if !ok {
 			continue

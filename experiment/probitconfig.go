@@ -214,4 +214,6 @@ func decodeProbit(data func(runner.Values) dataConfig) func(runner.Values, *prob
 
 func (c probitConfig) check(p *problems) {
 	c.probitBase.check(size{"T", c.t}, c.freshFactor, p)
+	d, _ := c.data.dim()
+	c.checkPilots(d, c.workers.k, c.t/max(c.workers.k, 1), c.t, p)
 }

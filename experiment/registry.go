@@ -32,15 +32,23 @@ func init() {
 const quickConvergedIters = "1000"
 
 // register stores s with its description filled in (see describe), the
-// --quick cap of the converged protocol and, when s has the parameter
-// digital, the digital baselines among the schemes it may report
-// (scheme.Digital, plotted last).
+// --quick cap of the converged protocol, when s has the parameter digital,
+// the digital baselines among the schemes it may report (scheme.Digital),
+// and when it runs WGCMC the CSI-aware schemes (scheme.CSIAware), plotted
+// last.
 func register(s runner.Spec) {
 	s = describe(s)
 	if slices.ContainsFunc(s.Params, func(p runner.Param) bool { return p.Name == "digital" }) {
 		for _, d := range scheme.Digital {
 			if !slices.Contains(s.Schemes, d) {
 				s.Schemes = append(slices.Clone(s.Schemes), d)
+			}
+		}
+	}
+	if slices.Contains(s.Schemes, scheme.WGCMCOMA) {
+		for _, a := range scheme.CSIAware {
+			if !slices.Contains(s.Schemes, a) {
+				s.Schemes = append(slices.Clone(s.Schemes), a)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wcmc-project/wcmc/channel"
 	"github.com/wcmc-project/wcmc/consensus"
 	"github.com/wcmc-project/wcmc/model"
 	"github.com/wcmc-project/wcmc/runner"
@@ -30,7 +31,18 @@ func decodeWireless(v runner.Values, known []string, hasDigital bool, p *problem
 	if hasDigital {
 		w.digital = decodeDigital(v, p)
 	}
+	// Where WGCMC runs, the CSI-aware schemes may always be named; "all"
+	// runs them where the workers' CSI is imperfect (elsewhere they are
+	// their unaware counterparts).
+	if slices.Contains(known, SchemeWGCMCOMA) {
+		known = append(slices.Clone(known), scheme.CSIAware...)
+	}
 	w.enabled = decodeSchemes(v.String("schemes"), known, hasDigital, w.digital != nil, p)
+	if c := w.link.channel; c.CSI == (channel.CSI{}) && !c.Pilots.On && strings.TrimSpace(v.String("schemes")) == "all" {
+		for _, s := range scheme.CSIAware {
+			delete(w.enabled, s)
+		}
+	}
 	return w
 }
 
@@ -48,6 +60,47 @@ func (w wirelessConfig) check(d int, from string, k int, p *problems) {
 			return
 		}
 	}
+}
+
+// checkPilots reports charged pilots that leave no sample block (or a
+// pilot length below m_t) for an access whose schemes are enabled: k
+// workers of parameter dimension d with budgets of omaS blocks per worker
+// under OMA and nomaS shared blocks under NOMA (channel.Config.SplitBudget).
+func (w wirelessConfig) checkPilots(d, k, omaS, nomaS int, p *problems) {
+	c := w.link.channel
+	if !c.Pilots.On || p.seen["link"] || d < 1 || k < 1 {
+		return
+	}
+	on := func(names ...string) bool {
+		return slices.ContainsFunc(names, func(s string) bool { return w.enabled[s] })
+	}
+	for _, a := range []struct {
+		access  channel.Access
+		s       int
+		schemes []string
+	}{
+		{channel.OMA, omaS, []string{SchemeGCMC, SchemeWGCMCOMA, SchemeWVCMCOMA, SchemeBestSingle, scheme.WGCMCOMACSI}},
+		{channel.NOMA, nomaS, []string{SchemeWGCMCNOMA, SchemeWVCMCNOMA, scheme.WGCMCNOMACSI}},
+	} {
+		if !on(a.schemes...) || a.s < 1 {
+			continue
+		}
+		c.Access = a.access
+		if l, mt := c.Pilots.Len, pilotTxDims(c, d); l > 0 && l < mt {
+			p.addf("pilot_len", "pilot_len = %d with pilots=true: orthogonal pilots need L_p ≥ m_t = %d transmit dimensions (0 = m_t)", l, mt)
+			return
+		}
+		if _, err := c.SplitBudget(k, a.s, d); err != nil {
+			p.addf("pilots", "%v: %v; raise T or coherence, or run only the other access's schemes", a.access, err)
+		}
+	}
+}
+
+// pilotTxDims is the m_t of the pilot rule L_p ≥ m_t: real transmit
+// dimensions, or complex ones on the complex channel.
+func pilotTxDims(c channel.Config, d int) int {
+	c.Pilots.Len = 0
+	return c.ResolvePilots(d).CSI.PilotLen
 }
 
 // decodeSchemes reads the "schemes" parameter: "all" or a comma list of
@@ -128,10 +181,11 @@ func (w wirelessConfig) beyondCaption(v runner.Values) string {
 		name string
 		on   bool
 	}{
-		{"csi_error", c.CSI.ErrorVar != 0}, {"pilot_len", c.CSI.PilotLen != 0}, {"pilot_snr_db", c.CSI.PilotSNRdB != 0},
+		{"csi_error", c.CSI.ErrorVar != 0}, {"pilot_len", c.CSI.PilotLen != 0 || c.Pilots.Len != 0}, {"pilot_snr_db", c.CSI.PilotSNRdB != 0},
 		{"snr_offsets_db", c.Gains.OffsetDB != nil}, {"snr_spread_db", w.link.spreadDB != 0},
 		{"d_min", c.Gains.DMin != 0}, {"d_max", c.Gains.DMax != 0}, {"path_exponent", c.Gains.Exponent != 0},
 		{"k_factor", c.KFactor != 0}, {"peak_power", c.Control.PeakPower != 0},
+		{"coherence", c.Coherence > 1}, {"pilot_boost_db", c.Pilots.BoostDB != 0},
 	} {
 		if f.on && v.XName() != f.name {
 			parts = append(parts, f.name+" = "+v.Raw(f.name))
@@ -142,6 +196,9 @@ func (w wirelessConfig) beyondCaption(v runner.Values) string {
 	}
 	if c.Centre {
 		parts = append(parts, "mean-centred transmission")
+	}
+	if c.Pilots.On {
+		parts = append(parts, "pilots charged")
 	}
 	if d := w.digital; d != nil {
 		parts = append(parts, fmt.Sprintf("digital: %s capacity, %s quantiser (digital-gcmc), side information %s bits per real",

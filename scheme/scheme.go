@@ -47,6 +47,25 @@ var Digital = []string{DigitalGCMC, DigitalWGCMCOMA, DigitalWGCMCNOMA, DigitalWV
 // IsDigital reports whether the scheme name s is a digital baseline.
 func IsDigital(s string) bool { return slices.Contains(Digital, s) }
 
+// CSIAwareSuffix ends the name of a scheme that uses the statistics of
+// the workers' channel-estimate errors, which the server knows when it
+// estimated the channels from pilots (docs/MATH.md note 20):
+// "wgcmc-oma-csi" is WGCMC-OMA so informed.
+const CSIAwareSuffix = "-csi"
+
+// The CSI-aware schemes, run beside their unaware counterparts on links
+// with imperfect CSI.
+const (
+	WGCMCOMACSI  = WGCMCOMA + CSIAwareSuffix  // WGCMC-OMA with the estimate-error statistics
+	WGCMCNOMACSI = WGCMCNOMA + CSIAwareSuffix // WGCMC-NOMA with the estimate-error statistics
+)
+
+// CSIAware lists the CSI-aware schemes.
+var CSIAware = []string{WGCMCOMACSI, WGCMCNOMACSI}
+
+// IsCSIAware reports whether the scheme name s is a CSI-aware scheme.
+func IsCSIAware(s string) bool { return slices.Contains(CSIAware, s) }
+
 // CentredPrefix begins the name of a scheme run on the mean-centred link
 // (docs/BEYOND.md note 17) beside the paper's: "centred-wgcmc-oma",
 // "centred-wvcmc-noma.paper".

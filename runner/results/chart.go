@@ -94,6 +94,9 @@ var paperNames = map[string]string{
 	scheme.DigitalWGCMCNOMA: "digital WGCMC-NOMA",
 	scheme.DigitalWVCMCOMA:  "digital WVCMC-OMA",
 	scheme.DigitalWVCMCNOMA: "digital WVCMC-NOMA",
+	// The CSI-aware schemes (docs/MATH.md note 20).
+	scheme.WGCMCOMACSI:  "WGCMC-OMA, CSI-aware",
+	scheme.WGCMCNOMACSI: "WGCMC-NOMA, CSI-aware",
 }
 
 // protocolNames are the protocols' short names in legends.
@@ -138,11 +141,14 @@ var styleOrder = []string{scheme.GCMC, scheme.WGCMCOMA, scheme.WGCMCNOMA, scheme
 // no fixed style. A digital baseline, "digital-" and the name of its
 // analog counterpart, has the counterpart's colour and marker on a fine
 // dotted line; a scheme on the mean-centred link (scheme.CentredPrefix)
-// has them on a long-dashed line.
+// has them on a long-dashed line, a CSI-aware one (scheme.CSIAwareSuffix)
+// on a dash-dotted line.
 func styleOf(name string) *figure.Style {
 	base, _, _ := scheme.Split(name)
 	digital := scheme.IsDigital(base)
+	aware := scheme.IsCSIAware(base)
 	base, centred := strings.CutPrefix(base, scheme.CentredPrefix)
+	base = strings.TrimSuffix(base, scheme.CSIAwareSuffix)
 	i := slices.Index(styleOrder, strings.TrimPrefix(base, "digital-"))
 	if i < 0 {
 		return nil
@@ -153,6 +159,8 @@ func styleOf(name string) *figure.Style {
 		s.Dashes = []vg.Length{vg.Points(1), vg.Points(2.5)}
 	case centred:
 		s.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+	case aware:
+		s.Dashes = []vg.Length{vg.Points(5), vg.Points(2), vg.Points(1), vg.Points(2)}
 	}
 	return &s
 }

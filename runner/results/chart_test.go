@@ -204,6 +204,7 @@ func TestSchemeLabel(t *testing.T) {
 		"gcmc": "GCMC", "wgcmc-noma": "WGCMC-NOMA", "wvcmc-noma": "WVCMC-NOMA", "cmc-noiseless": "noiseless CMC",
 		"best-single": "best single worker", "sgld": "SGLD", "wvcmc-oma.paper": "WVCMC-OMA (paper SGD)",
 		"wvcmc-noma.converged": "WVCMC-NOMA (converged)", "other": "other", "wvcmc-oma.unknown": "wvcmc-oma.unknown",
+		"wgcmc-oma-csi": "WGCMC-OMA, CSI-aware", "wgcmc-noma-csi": "WGCMC-NOMA, CSI-aware",
 	} {
 		if got := results.SchemeLabel(name); got != want {
 			t.Errorf("SchemeLabel(%q) = %q, want %q", name, got, want)
