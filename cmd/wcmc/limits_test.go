@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -157,5 +158,33 @@ func TestNoiselessNamesConstantWorker(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("%s written", out)
+	}
+}
+
+// TestResumeCompleteRun: --resume on a folder whose run is complete says
+// so and changes nothing (it named a journal that did not exist, and ran
+// the sweep again); with other settings there is no journal to resume,
+// and the message says that.
+func TestResumeCompleteRun(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := runCLI(t, "run", "toy", "--out", dir); code != 0 {
+		t.Fatalf("run toy: exit %d, %s", code, stderr)
+	}
+	js := filepath.Join(dir, "toy.json")
+	before, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "run", "toy", "--out", dir, "--resume")
+	if code != 0 || !strings.Contains(stderr, "this run is complete") || !strings.Contains(stderr, "nothing to resume") || strings.Contains(stderr, "journal") {
+		t.Errorf("--resume of a complete run: exit %d, %q", code, stderr)
+	}
+	if after, _ := os.ReadFile(js); !bytes.Equal(before, after) {
+		t.Errorf("--resume of a complete run rewrote %s", js)
+	}
+	code, _, stderr = runCLI(t, "run", "toy", "--out", dir, "--resume", "--seed", "2")
+	want := "no journal " + filepath.Join(dir, "toy.journal.jsonl") + " to resume: starting the run"
+	if code != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("--resume with another seed: exit %d, %q; want %q", code, stderr, want)
 	}
 }

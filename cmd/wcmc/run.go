@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -130,6 +131,12 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 				fmt.Fprintf(cmd.OutOrStdout(), "parameters valid; shard %s of %s holds %d of %d tasks; nothing was run\n",
 					shard, spec.ID, len(keys), len(plan.Tasks))
 				return nil
+			}
+			if opts.Resume && shard.Whole() {
+				if done := completeRun(spec, opts.Options, out); done != "" {
+					fmt.Fprintln(stderr, done)
+					return nil
+				}
 			}
 			resume := resumeCommand(cmd, spec.ID, opts.Options, out, shardFlag, shardCount)
 			finished := make(chan struct{})
@@ -317,6 +324,25 @@ func resolveShard(flag string, count int, countSet bool, getenv func(string) str
 		return runner.Shard{}, "", errors.New("--shard-count needs JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID in the environment; on the command line use --shard i/n")
 	}
 	return runner.Shard{}, "", nil
+}
+
+// completeRun is the message of a --resume on a run that is complete: dir
+// holds no journal of spec but its results, computed with opts (same
+// parameters, seed, trials, version, files as written). It is empty when
+// there is a journal to resume, or no such results (the run then starts
+// afresh).
+func completeRun(spec runner.Spec, opts runner.Options, dir string) string {
+	if _, err := os.Lstat(journal.Path(dir, spec.ID)); !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	plan, err := runner.NewPlan(spec, opts)
+	if err != nil {
+		return ""
+	}
+	if _, err := results.LoadMatching(dir, plan); err != nil {
+		return ""
+	}
+	return fmt.Sprintf("wcmc: this run is complete (its results are in %s): nothing to resume", filepath.Join(dir, spec.ID+".json"))
 }
 
 // resumeCommand is the command that continues this run: the same
