@@ -143,7 +143,8 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 			defer close(finished)
 			var saved atomic.Value // the journal, "" once removed
 			saved.Store(journal.Path(out, spec.ID))
-			watchSignals(finished, stderr, func() string { return saved.Load().(string) }, resume)
+			var writing atomic.Bool // every task done, the results being written
+			watchSignals(finished, stderr, func() string { return saved.Load().(string) }, writing.Load, resume)
 
 			var res *runner.Result
 			compute := func() (err error) {
@@ -176,6 +177,7 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 				fmt.Fprintf(stdout, "\nwhen all %d shards are done, combine their directories:\n  wcmc merge DIR... --out DIR\n", shard.Count)
 				return nil
 			}
+			writing.Store(true)
 			files, warns, err := results.WriteFilesWith(out, res, results.Options{Band: band})
 			if err != nil {
 				return fmt.Errorf("%w\nno result file was written or changed; the %d finished tasks are kept in %s\nonce the cause is fixed, write the results with:\n  %s",
@@ -402,10 +404,14 @@ const stopGrace = 10 * time.Second
 // WVCMC iteration, each stage of a trial) and will run again on resume, and
 // a task that does not check it gets stopGrace to finish and be saved;
 // after that, or at a second signal, the process exits at once with status
-// 1 — every finished task is already in the journal (saved names where,
+// 128 + the first signal — every finished task is already in the journal (saved names where,
 // or returns "" once the results are written and the journal removed).
-// It returns when finished is closed.
-func watchSignals(finished <-chan struct{}, stderr io.Writer, saved func() string, resume string) {
+// A signal that arrives once every task is done, while the results are
+// written (writing, nil for never), lets that writing finish within the
+// same stopGrace: it is all or nothing and takes seconds, and the command
+// then succeeds with the results complete rather than leave a resume that
+// would only write the same files. It returns when finished is closed.
+func watchSignals(finished <-chan struct{}, stderr io.Writer, saved func() string, writing func() bool, resume string) {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
@@ -416,7 +422,12 @@ func watchSignals(finished <-chan struct{}, stderr io.Writer, saved func() strin
 			return
 		case first = <-sig:
 		}
-		fmt.Fprintf(stderr, "wcmc: stopping: no new task starts; running tasks stop at their next check or have %s to finish and be saved (interrupt again to stop now)\n", stopGrace)
+		late := writing != nil && writing()
+		if late {
+			fmt.Fprintf(stderr, "wcmc: every task is done and saved; the results being written are finished first (within %s; interrupt again to stop now)\n", stopGrace)
+		} else {
+			fmt.Fprintf(stderr, "wcmc: stopping: no new task starts; running tasks stop at their next check or have %s to finish and be saved (interrupt again to stop now)\n", stopGrace)
+		}
 		timer := time.NewTimer(stopGrace)
 		defer timer.Stop()
 		select {
@@ -424,7 +435,11 @@ func watchSignals(finished <-chan struct{}, stderr io.Writer, saved func() strin
 			return
 		case <-sig:
 		case <-timer.C:
-			fmt.Fprintf(stderr, "wcmc: the running tasks did not finish within %s; they will run again on resume\n", stopGrace)
+			if late {
+				fmt.Fprintf(stderr, "wcmc: the results were not written within %s\n", stopGrace)
+			} else {
+				fmt.Fprintf(stderr, "wcmc: the running tasks did not finish within %s; they will run again on resume\n", stopGrace)
+			}
 		}
 		fmt.Fprint(stderr, stoppedMessage(saved(), resume))
 		if s, ok := stderr.(*statusWriter); ok {
