@@ -26,6 +26,20 @@ import (
 // fewer than two samples per stream.
 var ErrTooFewSamples = errors.New("fewer than 2 samples per stream: covariance cannot be estimated")
 
+// ConstantError reports a worker whose samples take one value in a
+// parameter: their covariance is zero there, and Scott's weights, which
+// invert it, would leave the worker out of the consensus in that
+// direction without a word.
+type ConstantError struct {
+	Worker, Param int // 0-based
+	Value         float64
+}
+
+func (e *ConstantError) Error() string {
+	return fmt.Sprintf("worker %d: every sample has parameter %d = %g, so its covariance is zero there and the consensus would leave this worker out (a stuck sampler?)",
+		e.Worker+1, e.Param+1, e.Value)
+}
+
 // Map is an affine aggregation: one d×m_r matrix per received stream (K
 // under OMA, 1 under NOMA) and an offset b, nil (zero) unless the link is
 // mean-centred (docs/BEYOND.md note 17), where b adds back the combined

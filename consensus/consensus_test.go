@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -208,6 +209,37 @@ func TestTooFewSamples(t *testing.T) {
 		if _, err := f(rx); err != ErrTooFewSamples {
 			t.Errorf("%s with S=1: err %v, want ErrTooFewSamples", name, err)
 		}
+	}
+}
+
+// TestConstantWorker: a worker whose samples do not vary in a parameter
+// is named in an error, not left out of the consensus without a word; the
+// other workers alone still combine.
+func TestConstantWorker(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	samples := make([]*mat.Dense, 3)
+	for k := range samples {
+		samples[k] = mat.NewDense(50, 2, nil)
+		for i := range 50 {
+			samples[k].Set(i, 0, rng.NormFloat64())
+			samples[k].Set(i, 1, rng.NormFloat64()+float64(k))
+		}
+	}
+	for i := range 50 {
+		samples[1].Set(i, 1, 0.5) // worker 2, parameter 2: stuck
+	}
+	_, err := Noiseless(samples)
+	var ce *ConstantError
+	if !errors.As(err, &ce) || ce.Worker != 1 || ce.Param != 1 || ce.Value != 0.5 {
+		t.Fatalf("worker 2 constant in parameter 2: err %v", err)
+	}
+	for _, w := range []string{"worker 2", "parameter 2 = 0.5"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q should name %q", err, w)
+		}
+	}
+	if _, err := Noiseless([]*mat.Dense{samples[0], samples[2]}); err != nil {
+		t.Errorf("workers 1 and 3: %v", err)
 	}
 }
 

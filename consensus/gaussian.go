@@ -227,14 +227,41 @@ func wgcmcNOMA(rx *channel.Received, kp, nu float64) (Map, error) {
 
 // Noiseless is classical CMC with Scott's weights on the workers' own
 // samples (K matrices S×d) over an ideal link: the reference that shows
-// what the channel costs.
+// what the channel costs. A worker whose samples are constant in a
+// parameter is an error (Varying).
 func Noiseless(samples []*mat.Dense) (*mat.Dense, error) {
+	if err := Varying(samples); err != nil {
+		return nil, err
+	}
 	rx := channel.Ideal(samples)
 	m, err := GCMC(rx)
 	if err != nil {
 		return nil, err
 	}
 	return m.Apply(rx), nil
+}
+
+// Varying returns a *ConstantError for the first worker whose samples (at
+// least two) take one value in a parameter, whose Scott weight would be
+// zero there; nil when every worker's samples vary in every parameter.
+func Varying(samples []*mat.Dense) error {
+	for k, x := range samples {
+		s, d := x.Dims()
+		if s < 2 {
+			continue
+		}
+		for j := range d {
+			v := x.At(0, j)
+			i := 1
+			for i < s && x.At(i, j) == v {
+				i++
+			}
+			if i == s {
+				return &ConstantError{Worker: k, Param: j, Value: v}
+			}
+		}
+	}
+	return nil
 }
 
 // liftCombine turns a d×d map on z = c·Bᵀy/l into the d×m_r map on y:

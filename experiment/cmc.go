@@ -116,6 +116,8 @@ func runCMC(rng *rand.Rand, samples []*mat.Dense, cfg cmcConfig) (*cmcOutput, er
 	if on(SchemeNoiseless) {
 		if cfg.omaPerWkr < 2 {
 			out.skip(SchemeNoiseless, "S = %d < 2 samples per worker", cfg.omaPerWkr)
+		} else if err := consensus.Varying(omaSamples); err != nil {
+			out.skip(SchemeNoiseless, "%v", err)
 		} else {
 			rx := channel.Ideal(omaSamples)
 			out.idealLink = rx

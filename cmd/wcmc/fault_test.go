@@ -342,3 +342,30 @@ func TestRunKilledBetweenFinalRenames(t *testing.T) {
 	}
 	faultSameFiles(t, out, ref, "gauss-snr.csv", "gauss-snr.summary.csv")
 }
+
+// TestTermDuringFinalWrites sends a run SIGTERM at its tenth file renamed
+// into place, once every task is done and the results are being
+// committed: the commit finishes, the run exits 0 with the files of an
+// uninterrupted run and no journal, and says nothing of stopping tasks or
+// resuming.
+func TestTermDuringFinalWrites(t *testing.T) {
+	bin := faultBuild(t)
+	root := t.TempDir()
+	args := func(out string) []string { return []string{"run", "gauss-snr", "--quick", "--seed", "4", "--out", out} }
+	ref := filepath.Join(root, "ref")
+	faultMustSucceed(t, startWCMC(t, bin, nil, args(ref)...))
+	out := filepath.Join(root, "termed")
+	p := startWCMC(t, bin, []string{atomicfile.KillEnv + "=" + atomicfile.KillFileDone + ":10:TERM"}, args(out)...)
+	if code := p.wait(t); code != 0 {
+		t.Fatalf("SIGTERM during the final writes: exit %d, want 0\n%s", code, p.stderr.String())
+	}
+	for _, w := range []string{"no new task starts", "resume", "stopped"} {
+		if strings.Contains(p.stderr.String(), w) {
+			t.Errorf("SIGTERM during the final writes: stderr mentions %q:\n%s", w, p.stderr.String())
+		}
+	}
+	if got, want := faultDirNames(t, out), faultDirNames(t, ref); !slices.Equal(got, want) {
+		t.Errorf("files: %v, want those of the uninterrupted run: %v", got, want)
+	}
+	faultSameFiles(t, out, ref, "gauss-snr.csv", "gauss-snr.summary.csv")
+}

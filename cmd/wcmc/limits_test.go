@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -9,8 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/wcmc-project/wcmc"
 	"github.com/wcmc-project/wcmc/internal/memlimit"
+	"github.com/wcmc-project/wcmc/npy"
 )
 
 // TestSamplePrecisionMemory: the sampler's d×d matrices count in the
@@ -120,5 +125,66 @@ func TestSampleRunBytesBound(t *testing.T) {
 			t.Errorf("%d chain(s) of %d draws, d = %d: estimate %s (%s beyond the overhead), allocated %s",
 				chains, s.S, set.Dim(), memlimit.Format(est), memlimit.Format(est-runOverhead), memlimit.Format(used))
 		}
+	}
+}
+
+// TestNoiselessNamesConstantWorker: a sample file constant in a parameter
+// is named in cmc-noiseless's error, not left out of the consensus.
+func TestNoiselessNamesConstantWorker(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var files []string
+	for k := range 3 {
+		m := mat.NewDense(30, 3, nil)
+		for i := range 30 {
+			for j := range 3 {
+				m.Set(i, j, rng.NormFloat64())
+			}
+			if k == 1 {
+				m.Set(i, 2, 0.5)
+			}
+		}
+		files = append(files, filepath.Join(dir, fmt.Sprintf("samples-%d.npy", k+1)))
+		if err := npy.WriteFile(files[k], m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "noiseless.npy")
+	code, _, stderr := runCLI(t, append([]string{"aggregate", "--scheme", "cmc-noiseless", "--out", out}, files...)...)
+	for _, w := range []string{files[1], "worker 2", "parameter 3 = 0.5"} {
+		if code == 0 || !strings.Contains(stderr, w) {
+			t.Errorf("worker 2 constant: exit %d, %q; want an error naming %q", code, stderr, w)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s written", out)
+	}
+}
+
+// TestResumeCompleteRun: --resume on a folder whose run is complete says
+// so and changes nothing (it named a journal that did not exist, and ran
+// the sweep again); with other settings there is no journal to resume,
+// and the message says that.
+func TestResumeCompleteRun(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := runCLI(t, "run", "toy", "--out", dir); code != 0 {
+		t.Fatalf("run toy: exit %d, %s", code, stderr)
+	}
+	js := filepath.Join(dir, "toy.json")
+	before, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "run", "toy", "--out", dir, "--resume")
+	if code != 0 || !strings.Contains(stderr, "this run is complete") || !strings.Contains(stderr, "nothing to resume") || strings.Contains(stderr, "journal") {
+		t.Errorf("--resume of a complete run: exit %d, %q", code, stderr)
+	}
+	if after, _ := os.ReadFile(js); !bytes.Equal(before, after) {
+		t.Errorf("--resume of a complete run rewrote %s", js)
+	}
+	code, _, stderr = runCLI(t, "run", "toy", "--out", dir, "--resume", "--seed", "2")
+	want := "no journal " + filepath.Join(dir, "toy.journal.jsonl") + " to resume: starting the run"
+	if code != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("--resume with another seed: exit %d, %q; want %q", code, stderr, want)
 	}
 }

@@ -10,11 +10,13 @@ import (
 	"syscall"
 
 	"github.com/wcmc-project/wcmc/experiment"
+	"github.com/wcmc-project/wcmc/internal/memlimit"
 	"github.com/wcmc-project/wcmc/model"
 )
 
 func main() {
 	model.UseFastBLAS()
+	memlimit.SetGCLimit()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)

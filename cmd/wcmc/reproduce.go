@@ -106,7 +106,7 @@ non-zero only if an experiment could not run.`,
 			cfg.Command = reproduceCommandLine(cmd, cfg, reproduce.Shown)
 			finished := make(chan struct{})
 			defer close(finished)
-			watchSignals(finished, cmd.ErrOrStderr(), func() string { return "the journals in " + cfg.Out }, resume)
+			watchSignals(finished, cmd.ErrOrStderr(), func() string { return "the journals in " + cfg.Out }, nil, resume)
 			sum, err := reproduce.Run(cmd.Context(), specs, cfg, progressOut(cmd))
 			if err != nil && cmd.Context().Err() != nil {
 				return fmt.Errorf("stopped (%v); the finished tasks are saved in the journals in %s\nresume with:\n  %s", err, cfg.Out, resume)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -131,12 +132,19 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 					shard, spec.ID, len(keys), len(plan.Tasks))
 				return nil
 			}
+			if opts.Resume && shard.Whole() {
+				if done := completeRun(spec, opts.Options, out); done != "" {
+					fmt.Fprintln(stderr, done)
+					return nil
+				}
+			}
 			resume := resumeCommand(cmd, spec.ID, opts.Options, out, shardFlag, shardCount)
 			finished := make(chan struct{})
 			defer close(finished)
 			var saved atomic.Value // the journal, "" once removed
 			saved.Store(journal.Path(out, spec.ID))
-			watchSignals(finished, stderr, func() string { return saved.Load().(string) }, resume)
+			var writing atomic.Bool // every task done, the results being written
+			watchSignals(finished, stderr, func() string { return saved.Load().(string) }, writing.Load, resume)
 
 			var res *runner.Result
 			compute := func() (err error) {
@@ -169,6 +177,7 @@ from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with the count from
 				fmt.Fprintf(stdout, "\nwhen all %d shards are done, combine their directories:\n  wcmc merge DIR... --out DIR\n", shard.Count)
 				return nil
 			}
+			writing.Store(true)
 			files, warns, err := results.WriteFilesWith(out, res, results.Options{Band: band})
 			if err != nil {
 				return fmt.Errorf("%w\nno result file was written or changed; the %d finished tasks are kept in %s\nonce the cause is fixed, write the results with:\n  %s",
@@ -319,6 +328,25 @@ func resolveShard(flag string, count int, countSet bool, getenv func(string) str
 	return runner.Shard{}, "", nil
 }
 
+// completeRun is the message of a --resume on a run that is complete: dir
+// holds no journal of spec but its results, computed with opts (same
+// parameters, seed, trials, version, files as written). It is empty when
+// there is a journal to resume, or no such results (the run then starts
+// afresh).
+func completeRun(spec runner.Spec, opts runner.Options, dir string) string {
+	if _, err := os.Lstat(journal.Path(dir, spec.ID)); !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	plan, err := runner.NewPlan(spec, opts)
+	if err != nil {
+		return ""
+	}
+	if _, err := results.LoadMatching(dir, plan); err != nil {
+		return ""
+	}
+	return fmt.Sprintf("wcmc: this run is complete (its results are in %s): nothing to resume", filepath.Join(dir, spec.ID+".json"))
+}
+
 // resumeCommand is the command that continues this run: the same
 // experiment and flags, with --resume.
 func resumeCommand(cmd *cobra.Command, id string, opts runner.Options, out, shard string, shardCount int) string {
@@ -376,10 +404,14 @@ const stopGrace = 10 * time.Second
 // WVCMC iteration, each stage of a trial) and will run again on resume, and
 // a task that does not check it gets stopGrace to finish and be saved;
 // after that, or at a second signal, the process exits at once with status
-// 1 — every finished task is already in the journal (saved names where,
+// 128 + the first signal — every finished task is already in the journal (saved names where,
 // or returns "" once the results are written and the journal removed).
-// It returns when finished is closed.
-func watchSignals(finished <-chan struct{}, stderr io.Writer, saved func() string, resume string) {
+// A signal that arrives once every task is done, while the results are
+// written (writing, nil for never), lets that writing finish within the
+// same stopGrace: it is all or nothing and takes seconds, and the command
+// then succeeds with the results complete rather than leave a resume that
+// would only write the same files. It returns when finished is closed.
+func watchSignals(finished <-chan struct{}, stderr io.Writer, saved func() string, writing func() bool, resume string) {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
@@ -390,7 +422,12 @@ func watchSignals(finished <-chan struct{}, stderr io.Writer, saved func() strin
 			return
 		case first = <-sig:
 		}
-		fmt.Fprintf(stderr, "wcmc: stopping: no new task starts; running tasks stop at their next check or have %s to finish and be saved (interrupt again to stop now)\n", stopGrace)
+		late := writing != nil && writing()
+		if late {
+			fmt.Fprintf(stderr, "wcmc: every task is done and saved; the results being written are finished first (within %s; interrupt again to stop now)\n", stopGrace)
+		} else {
+			fmt.Fprintf(stderr, "wcmc: stopping: no new task starts; running tasks stop at their next check or have %s to finish and be saved (interrupt again to stop now)\n", stopGrace)
+		}
 		timer := time.NewTimer(stopGrace)
 		defer timer.Stop()
 		select {
@@ -398,7 +435,11 @@ func watchSignals(finished <-chan struct{}, stderr io.Writer, saved func() strin
 			return
 		case <-sig:
 		case <-timer.C:
-			fmt.Fprintf(stderr, "wcmc: the running tasks did not finish within %s; they will run again on resume\n", stopGrace)
+			if late {
+				fmt.Fprintf(stderr, "wcmc: the results were not written within %s\n", stopGrace)
+			} else {
+				fmt.Fprintf(stderr, "wcmc: the running tasks did not finish within %s; they will run again on resume\n", stopGrace)
+			}
 		}
 		fmt.Fprint(stderr, stoppedMessage(saved(), resume))
 		if s, ok := stderr.(*statusWriter); ok {

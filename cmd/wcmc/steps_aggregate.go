@@ -98,6 +98,9 @@ Writes the S×d samples to --out (.npy).` + interceptHelp,
 					return err
 				}
 				theta, err := interruptible(cmd.Context(), func() (*mat.Dense, error) { return consensus.Noiseless(samples) })
+				if constant := (*consensus.ConstantError)(nil); errors.As(err, &constant) {
+					return fmt.Errorf("%s: %s: %w", schemeNoiseless, paths[constant.Worker], err)
+				}
 				if err != nil {
 					return fmt.Errorf("%s: %w", schemeNoiseless, err)
 				}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -28,13 +29,22 @@ const (
 	KillFileDone      = "file-done"
 )
 
-// killTarget is the event and count parsed from KillEnv; n = 0 is inert.
-var killTarget = sync.OnceValues(func() (string, int64) {
+// killTarget is the event, count and signal parsed from KillEnv; n = 0 is
+// inert, term is whether the signal is SIGTERM rather than SIGKILL.
+type killTarget struct {
+	event string
+	n     int64
+	term  bool
+}
+
+// target parses KillEnv once.
+var target = sync.OnceValue(func() killTarget {
 	v := os.Getenv(KillEnv)
 	if v == "" {
-		return "", 0
+		return killTarget{}
 	}
 	event, count, _ := strings.Cut(v, ":")
+	count, sig, _ := strings.Cut(count, ":")
 	n, err := strconv.ParseInt(count, 10, 64)
 	switch event {
 	case KillJournalAppend, KillTaskSaved, KillFileRename, KillFileDone:
@@ -44,13 +54,16 @@ var killTarget = sync.OnceValues(func() (string, int64) {
 	if err == nil && n < 1 {
 		err = fmt.Errorf("count %d < 1", n)
 	}
+	if err == nil && sig != "" && sig != "TERM" {
+		err = fmt.Errorf("unknown signal %q", sig)
+	}
 	if err != nil {
 		// A test that sets the hook wrongly must not pass unkilled.
-		fmt.Fprintf(os.Stderr, "%s=%q: want EVENT:N (N ≥ 1, EVENT one of %s, %s, %s, %s): %v\n",
+		fmt.Fprintf(os.Stderr, "%s=%q: want EVENT:N or EVENT:N:TERM (N ≥ 1, EVENT one of %s, %s, %s, %s): %v\n",
 			KillEnv, v, KillJournalAppend, KillTaskSaved, KillFileRename, KillFileDone, err)
 		os.Exit(2)
 	}
-	return event, n
+	return killTarget{event, n, sig == "TERM"}
 })
 
 // killSeen counts the calls for the targeted event.
@@ -60,10 +73,17 @@ var killSeen atomic.Int64
 // set to "EVENT:N": at the N-th call for EVENT in this process it writes
 // the first half of partial to w (when w is not nil: a torn write) and
 // kills the process with SIGKILL, so that a test can stop a process at an
-// exact point of its writes, chosen by count rather than by timing.
+// exact point of its writes, chosen by count rather than by timing. With
+// "EVENT:N:TERM" it sends the process SIGTERM instead and returns.
 func KillPoint(event string, w io.Writer, partial []byte) {
-	target, n := killTarget()
-	if n == 0 || event != target || killSeen.Add(1) != n {
+	k := target()
+	if k.n == 0 || event != k.event || killSeen.Add(1) != k.n {
+		return
+	}
+	if k.term {
+		if p, err := os.FindProcess(os.Getpid()); err == nil {
+			p.Signal(syscall.SIGTERM)
+		}
 		return
 	}
 	if w != nil {

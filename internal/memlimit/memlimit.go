@@ -5,8 +5,11 @@
 //
 // The limit is WCMC_MAX_MEMORY when set (bytes, or with a suffix K, M, G,
 // T: powers of 1024), else the memory of the machine or, when lower, of
-// the process (ulimit -v) or its container (the cgroup's memory.max, or
-// memory.limit_in_bytes under cgroup v1).
+// the process's container (the cgroup's memory.max, or
+// memory.limit_in_bytes under cgroup v1). Without WCMC_MAX_MEMORY, a
+// process whose address space is capped (ulimit -v, RLIMIT_AS) is also
+// checked against that cap, counting what the Go runtime reserves beside
+// the memory itself (see AddressSpace).
 package memlimit
 
 import (
@@ -23,7 +26,8 @@ const Env = "WCMC_MAX_MEMORY"
 // fallback is the limit where the machine's memory is unknown.
 const fallback = 16 << 30
 
-// Limit returns the limit in bytes and where it comes from.
+// Limit returns the limit on resident memory in bytes and where it comes
+// from.
 func Limit() (bytes float64, source string, err error) {
 	if v := strings.TrimSpace(os.Getenv(Env)); v != "" {
 		b, err := Parse(v)
@@ -40,19 +44,40 @@ func Limit() (bytes float64, source string, err error) {
 
 // Check returns an error when need bytes exceed the limit, naming what
 // needs them: "transmit: m_r = 4096, S = 1e9 needs 30 TiB of memory, more
-// than the 24 GiB of this machine".
+// than the 24 GiB of this machine". Without WCMC_MAX_MEMORY, under an
+// address-space cap (ulimit -v) it also returns an error when need and
+// what the process reserves beside it (AddressSpace) exceed the cap.
 func Check(what string, need float64) error {
 	limit, source, err := Limit()
 	if err != nil {
 		return err
 	}
-	if need <= limit && !math.IsNaN(need) {
+	if !(need <= limit) {
+		if !strings.HasPrefix(source, Env) {
+			source += "; " + Env + " sets the limit"
+		}
+		return fmt.Errorf("%s needs about %s of memory, more than the %s available (%s)", what, Format(need), Format(limit), source)
+	}
+	if strings.HasPrefix(source, Env) {
 		return nil
 	}
-	if !strings.HasPrefix(source, Env) {
-		source += "; " + Env + " sets the limit"
+	asCap, ok := addressLimit()
+	if !ok {
+		return nil
 	}
-	return fmt.Errorf("%s needs about %s of memory, more than the %s available (%s)", what, Format(need), Format(limit), source)
+	overhead, how := AddressSpace()
+	if need+overhead <= asCap {
+		return nil
+	}
+	hint := ""
+	if cgoBuild {
+		hint = "; a build without cgo (CGO_ENABLED=0 go build ./cmd/wcmc) reserves less"
+	}
+	// The suggestion is rounded up to 64 MiB: the next process's VmSize
+	// differs by a little.
+	suggest := int64(math.Ceil((need+overhead)/(64<<20))) * (64 << 10)
+	return fmt.Errorf("%s needs about %s of memory; with the %s of address space %s, %s, more than the %s that ulimit -v allows (RLIMIT_AS): raise it (ulimit -v %d)%s, or set %s to skip this check",
+		what, Format(need), Format(overhead), how, Format(need+overhead), Format(asCap), suggest, hint, Env)
 }
 
 // Floats returns the bytes of n float64 values, n a product of sizes

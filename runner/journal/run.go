@@ -328,7 +328,10 @@ func open(p *runner.Plan, dir string, s runner.Shard, keys []runner.TaskKey, opt
 		say("resuming %s: %d of %d tasks done, %d to run", jpath, len(done), len(keys), len(keys)-len(done))
 	}
 	if len(done) == 0 {
-		if resume {
+		switch {
+		case resume && madeJournal:
+			say("no journal %s to resume: starting the run", jpath)
+		case resume:
 			say("no finished tasks in %s: starting the run", jpath)
 		}
 		// The run starts now: an earlier session that finished no task
