@@ -4,6 +4,7 @@ package wcmc
 // Draws, and the sample steps.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -170,16 +171,17 @@ type labelled struct {
 	label string
 }
 
-func (l labelled) Run(rng *rand.Rand, dst *mat.Dense, infos []sampler.Info, burnin, thin int, progress sampler.Progress) (sampler.Stats, error) {
-	st, err := l.Runner.Run(rng, dst, infos, burnin, thin, progress)
+func (l labelled) Run(ctx context.Context, rng *rand.Rand, dst *mat.Dense, infos []sampler.Info, burnin, thin int, progress sampler.Progress) (sampler.Stats, error) {
+	st, err := l.Runner.Run(ctx, rng, dst, infos, burnin, thin, progress)
 	if err != nil && l.label != "" {
 		err = fmt.Errorf("%s: %w", l.label, err)
 	}
 	return st, err
 }
 
-// runJobs runs the chains of all jobs in parallel and returns their draws.
-func runJobs(jobs []job, s Sampling) ([]*Draws, error) {
+// runJobs runs the chains of all jobs in parallel, until ctx is done, and
+// returns their draws.
+func runJobs(ctx context.Context, jobs []job, s Sampling) ([]*Draws, error) {
 	var (
 		chains []sampler.Runner
 		rngs   []*rand.Rand
@@ -192,8 +194,11 @@ func runJobs(jobs []job, s Sampling) ([]*Draws, error) {
 		dst = append(dst, j.dst...)
 		infos = append(infos, j.infos...)
 	}
-	stats, err := sampler.RunChains(rngs, chains, dst, infos, s.BurnIn, s.Thin, s.Progress)
+	stats, err := sampler.RunChains(ctx, rngs, chains, dst, infos, s.BurnIn, s.Thin, s.Progress)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("sampling stopped: %w", ctx.Err())
+		}
 		return nil, errors.Unwrap(err) // the chains name themselves
 	}
 	out := make([]*Draws, len(jobs))
@@ -204,11 +209,11 @@ func runJobs(jobs []job, s Sampling) ([]*Draws, error) {
 }
 
 // runJob runs the chains of j unless preparing it failed with err.
-func runJob(j job, err error, s Sampling) (*Draws, error) {
+func runJob(ctx context.Context, j job, err error, s Sampling) (*Draws, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := runJobs([]job{j}, s)
+	d, err := runJobs(ctx, []job{j}, s)
 	if err != nil {
 		return nil, err
 	}
@@ -237,12 +242,19 @@ func worker(shard dataset.Set, k, K int, s Sampling, seed uint64) (job, error) {
 // (seed, k, chain), so the result equals worker k's draws in
 // SampleWorkers, whatever the number of cores.
 func SampleWorkerChains(shard dataset.Set, k, K int, s Sampling, seed uint64) (*Draws, error) {
+	return SampleWorkerChainsContext(context.Background(), shard, k, K, s, seed)
+}
+
+// SampleWorkerChainsContext is SampleWorkerChains stopping once ctx is
+// done (checked every sampler.ProgressEvery transitions of each chain),
+// with an error wrapping ctx.Err().
+func SampleWorkerChainsContext(ctx context.Context, shard dataset.Set, k, K int, s Sampling, seed uint64) (*Draws, error) {
 	s, err := s.check()
 	if err != nil {
 		return nil, err
 	}
 	j, err := worker(shard, k, K, s, seed)
-	return runJob(j, err, s)
+	return runJob(ctx, j, err, s)
 }
 
 // SampleWorker draws s.S samples (rows of the S×d result) of worker k's
@@ -281,7 +293,7 @@ func SampleWorkers(shards []dataset.Set, s Sampling, seed uint64) ([]*mat.Dense,
 			return nil, err
 		}
 	}
-	draws, err := runJobs(jobs, s)
+	draws, err := runJobs(context.Background(), jobs, s)
 	if err != nil {
 		return nil, err
 	}
@@ -298,6 +310,13 @@ func SampleWorkers(shards []dataset.Set, s Sampling, seed uint64) ([]*mat.Dense,
 // compares with (the paper uses one Gibbs chain of S = 20000 after a
 // burn-in of 100, docs/MATH.md note 9).
 func PosteriorChains(data dataset.Set, s Sampling, seed uint64) (*Draws, error) {
+	return PosteriorChainsContext(context.Background(), data, s, seed)
+}
+
+// PosteriorChainsContext is PosteriorChains stopping once ctx is done
+// (checked every sampler.ProgressEvery transitions of each chain), with an
+// error wrapping ctx.Err().
+func PosteriorChainsContext(ctx context.Context, data dataset.Set, s Sampling, seed uint64) (*Draws, error) {
 	s, err := s.check()
 	if err != nil {
 		return nil, err
@@ -306,7 +325,7 @@ func PosteriorChains(data dataset.Set, s Sampling, seed uint64) (*Draws, error) 
 		return nil, err
 	}
 	j, err := newJob(data, s, s.PriorVar, seed, stepPosterior, 0, "")
-	return runJob(j, err, s)
+	return runJob(ctx, j, err, s)
 }
 
 // Posterior draws s.S samples of the global posterior p(θ|Z) ∝ N(θ; 0, σ² I)

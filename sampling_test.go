@@ -1,6 +1,8 @@
 package wcmc_test
 
 import (
+	"context"
+	"errors"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -159,5 +161,20 @@ func TestSamplingErrors(t *testing.T) {
 		if _, err := wcmc.SampleWorker(data, 1, 1, c.s, 1); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: SampleWorker error %v, want %q", c.s, err, c.want)
 		}
+	}
+}
+
+// A cancelled context stops the chains of PosteriorChainsContext and
+// SampleWorkerChainsContext with an error wrapping context.Canceled.
+func TestSamplingContext(t *testing.T) {
+	data := loadSmall(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s := wcmc.Sampling{S: 100000, BurnIn: 100, Chains: 2}
+	if _, err := wcmc.PosteriorChainsContext(ctx, data, s, 1); !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "sampling stopped") {
+		t.Errorf("posterior: %v", err)
+	}
+	if _, err := wcmc.SampleWorkerChainsContext(ctx, data, 1, 2, s, 1); !errors.Is(err, context.Canceled) {
+		t.Errorf("worker: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -203,7 +204,7 @@ func (s *chainSet) run(n, d, burnin int) (draws []*mat.Dense, chains [][]*mat.De
 		views := interleaved(m, s.chains)
 		draws, chains, dst = append(draws, m), append(chains, views), append(dst, views...)
 	}
-	if _, err := sampler.RunChains(s.rngs, s.runners, dst, nil, burnin, 1, nil); err != nil {
+	if _, err := sampler.RunChains(context.Background(), s.rngs, s.runners, dst, nil, burnin, 1, nil); err != nil {
 		return nil, nil, errors.Unwrap(err) // the chains name themselves
 	}
 	return draws, chains, nil
@@ -233,8 +234,8 @@ type namedChain struct {
 	name string
 }
 
-func (c namedChain) Run(rng *rand.Rand, dst *mat.Dense, infos []sampler.Info, burnin, thin int, progress sampler.Progress) (sampler.Stats, error) {
-	st, err := c.Runner.Run(rng, dst, infos, burnin, thin, progress)
+func (c namedChain) Run(ctx context.Context, rng *rand.Rand, dst *mat.Dense, infos []sampler.Info, burnin, thin int, progress sampler.Progress) (sampler.Stats, error) {
+	st, err := c.Runner.Run(ctx, rng, dst, infos, burnin, thin, progress)
 	if err != nil {
 		err = fmt.Errorf("%s: %w", c.name, err)
 	}

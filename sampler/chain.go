@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -20,10 +21,11 @@ type Chain interface {
 // own adaptation — that also thins and reports its statistics: burnin
 // transitions, then thin per row of dst; infos, if not nil, receives the
 // Info of the step that made each row (Schedule.Infos), and progress, if
-// not nil, the advance (Schedule.Progress). Gibbs and HMC are runners.
+// not nil, the advance (Schedule.Progress); it stops once ctx is done
+// (Schedule.Ctx). Gibbs and HMC are runners.
 type Runner interface {
 	Chain
-	Run(rng *rand.Rand, dst *mat.Dense, infos []Info, burnin, thin int, progress Progress) (Stats, error)
+	Run(ctx context.Context, rng *rand.Rand, dst *mat.Dense, infos []Info, burnin, thin int, progress Progress) (Stats, error)
 	// Position returns the current θ (a view, not to be modified).
 	Position() []float64
 }
@@ -40,7 +42,7 @@ func SampleChains(rngs []*rand.Rand, chains []Chain, dst []*mat.Dense, burnin in
 	return parallel(len(chains), "worker", func(k int) error { return chains[k].Sample(rngs[k], dst[k], burnin) })
 }
 
-// RunChains runs chains[k].Run(rngs[k], dst[k], infos[k], burnin, thin)
+// RunChains runs chains[k].Run(ctx, rngs[k], dst[k], infos[k], burnin, thin)
 // for every k in parallel, as SampleChains does, and returns the chains'
 // statistics: the result does not depend on the number of cores. infos is
 // nil (no per-draw infos) or holds one slice per chain.
@@ -50,7 +52,7 @@ func SampleChains(rngs []*rand.Rand, chains []Chain, dst []*mat.Dense, burnin in
 // every ProgressEvery transitions of a chain: the calls are serialised,
 // done increases and the last call (of a run without error) has done =
 // total. It only observes: the draws do not depend on it.
-func RunChains(rngs []*rand.Rand, chains []Runner, dst []*mat.Dense, infos [][]Info, burnin, thin int, report func(done, total int)) ([]Stats, error) {
+func RunChains(ctx context.Context, rngs []*rand.Rand, chains []Runner, dst []*mat.Dense, infos [][]Info, burnin, thin int, report func(done, total int)) ([]Stats, error) {
 	if err := checkChains(rngs, chains, dst); err != nil {
 		return nil, err
 	}
@@ -79,7 +81,7 @@ func RunChains(rngs []*rand.Rand, chains []Runner, dst []*mat.Dense, infos [][]I
 			in = infos[k]
 		}
 		var err error
-		stats[k], err = chains[k].Run(rngs[k], dst[k], in, burnin, thin, progress)
+		stats[k], err = chains[k].Run(ctx, rngs[k], dst[k], in, burnin, thin, progress)
 		return err
 	})
 	if err != nil {

@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -450,16 +451,16 @@ func (k *GibbsKernel) drawTheta(rng *rand.Rand, s *GibbsState, b []float64) {
 // the next call. It returns an error if burnin is negative and panics if
 // dst does not have d columns.
 func (g *Gibbs) Sample(rng *rand.Rand, dst *mat.Dense, burnin int) error {
-	_, err := g.Run(rng, dst, nil, burnin, 1, nil)
+	_, err := g.Run(context.Background(), rng, dst, nil, burnin, 1, nil)
 	return err
 }
 
 // Run drives the chain with the generic driver Run: burnin sweeps, then
 // thin sweeps per row of dst, the info of each row's sweep in infos (if
-// not nil), its advance to progress (if not nil); it returns the
-// statistics after burn-in.
-func (g *Gibbs) Run(rng *rand.Rand, dst *mat.Dense, infos []Info, burnin, thin int, progress Progress) (Stats, error) {
-	st, err := Run(rng, g.k, g.s, Schedule{BurnIn: burnin, Thin: thin, Infos: infos, Progress: progress}, dst)
+// not nil), its advance to progress (if not nil), stopping once ctx is
+// done; it returns the statistics after burn-in.
+func (g *Gibbs) Run(ctx context.Context, rng *rand.Rand, dst *mat.Dense, infos []Info, burnin, thin int, progress Progress) (Stats, error) {
+	st, err := Run(rng, g.k, g.s, Schedule{BurnIn: burnin, Thin: thin, Infos: infos, Progress: progress, Ctx: ctx}, dst)
 	if err != nil {
 		return st, fmt.Errorf("gibbs: %w", err)
 	}

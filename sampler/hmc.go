@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -252,7 +253,7 @@ func NewProbitHMC(u *mat.Dense, v []float64, priorVar float64) (*HMC, error) {
 // Sample runs burnin transitions that adapt the step size, then stores the
 // θ after each of the next S transitions in the S rows of dst.
 func (h *HMC) Sample(rng *rand.Rand, dst *mat.Dense, burnin int) error {
-	_, err := h.Run(rng, dst, nil, burnin, 1, nil)
+	_, err := h.Run(context.Background(), rng, dst, nil, burnin, 1, nil)
 	return err
 }
 
@@ -260,10 +261,10 @@ func (h *HMC) Sample(rng *rand.Rand, dst *mat.Dense, burnin int) error {
 // that adapt the step size (DefaultStepSizeAdaptation), then thin
 // transitions per row of dst at the frozen step size, the info of each
 // row's transition in infos (if not nil), its advance to progress (if not
-// nil); it returns the statistics after burn-in.
-func (h *HMC) Run(rng *rand.Rand, dst *mat.Dense, infos []Info, burnin, thin int, progress Progress) (Stats, error) {
+// nil), stopping once ctx is done; it returns the statistics after burn-in.
+func (h *HMC) Run(ctx context.Context, rng *rand.Rand, dst *mat.Dense, infos []Info, burnin, thin int, progress Progress) (Stats, error) {
 	adapt := DefaultStepSizeAdaptation
-	sch := Schedule{BurnIn: burnin, Thin: thin, Infos: infos, Progress: progress, After: func(t int, info Info) {
+	sch := Schedule{BurnIn: burnin, Thin: thin, Infos: infos, Progress: progress, Ctx: ctx, After: func(t int, info Info) {
 		if t < burnin {
 			h.k.StepSize = adapt.Update(h.k.StepSize, t, info)
 		}

@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -22,7 +23,7 @@ func TestRunChainsInfosAgreeWithStats(t *testing.T) {
 			t.Fatal(err)
 		}
 		dst := []*mat.Dense{mat.NewDense(s, 4, nil), mat.NewDense(s, 4, nil)}
-		st, err := RunChains(rngs, chains, dst, infos, burnin, 1, nil)
+		st, err := RunChains(context.Background(), rngs, chains, dst, infos, burnin, 1, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +57,7 @@ func TestRunChainsInfosAgreeWithStats(t *testing.T) {
 				k+1, prob/s, step/s, leap/s, div, st)
 		}
 	}
-	if _, err := RunChains(nil, nil, nil, [][]Info{nil}, 0, 1, nil); err == nil {
+	if _, err := RunChains(context.Background(), nil, nil, nil, [][]Info{nil}, 0, 1, nil); err == nil {
 		t.Error("one info output for no chains: no error")
 	}
 }

@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -88,6 +89,9 @@ type Schedule struct {
 	Infos []Info
 	// Progress, if not nil, is told of the steps made (see Progress).
 	Progress Progress
+	// Ctx, if not nil, stops the run once it is done: Run checks it every
+	// ProgressEvery steps and returns an error wrapping Ctx.Err().
+	Ctx context.Context
 }
 
 // Progress is told of a chain's advance: the driver Run calls it with the
@@ -151,7 +155,9 @@ var ErrDiverged = errors.New("diverged")
 // stores the position after every Thin-th step past burn-in in the S rows
 // of dst, the chain continuing from s on the next call. It returns the
 // statistics of the steps after burn-in. It stops with an error wrapping
-// ErrDiverged, naming the step, if the position becomes NaN or ±Inf, and
+// ErrDiverged, naming the step, if the position becomes NaN or ±Inf, with
+// one wrapping sch.Ctx.Err() once sch.Ctx is done (checked every
+// ProgressEvery steps), and
 // returns an error for a negative burn-in or thinning; it panics if dst
 // does not have len(s.Position()) columns or sch.Infos (when not nil) has
 // fewer entries than dst rows. Run does not allocate.
@@ -194,8 +200,15 @@ func Run[S State](rng *rand.Rand, k Kernel[S], s S, sch Schedule, dst *mat.Dense
 		if sch.After != nil {
 			sch.After(t, info)
 		}
-		if sch.Progress != nil && ((t+1)%ProgressEvery == 0 || t+1 == total) {
-			sch.Progress(t%ProgressEvery + 1)
+		if (t+1)%ProgressEvery == 0 || t+1 == total {
+			if sch.Progress != nil {
+				sch.Progress(t%ProgressEvery + 1)
+			}
+			if sch.Ctx != nil && t+1 < total {
+				if err := sch.Ctx.Err(); err != nil {
+					return Stats{}, fmt.Errorf("stopped after step %d of %d: %w", t+1, total, err)
+				}
+			}
 		}
 	}
 	st.Draws = rows

@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -234,12 +235,12 @@ func TestGibbsKernelInfo(t *testing.T) {
 		t.Errorf("Gibbs info %+v", info)
 	}
 	dst := mat.NewDense(20, 3, nil)
-	st, err := g.Run(rng, dst, nil, 5, 2, nil)
+	st, err := g.Run(context.Background(), rng, dst, nil, 5, 2, nil)
 	if err != nil || st.Steps != 40 || st.AcceptRate != 1 || st.Divergences != 0 {
 		t.Errorf("Gibbs stats %+v, %v", st, err)
 	}
 	infos := make([]Info, 20)
-	if a := testing.AllocsPerRun(5, func() { g.Run(rng, dst, infos, 1, 1, nil) }); a != 0 {
+	if a := testing.AllocsPerRun(5, func() { g.Run(context.Background(), rng, dst, infos, 1, 1, nil) }); a != 0 {
 		t.Errorf("the driver allocates %v times per run", a)
 	}
 }
@@ -262,7 +263,7 @@ func probitChains(t *testing.T, method string, u *mat.Dense, v []float64, c, bur
 		starts[i] = append([]float64(nil), chains[i].Position()...)
 		dst[i] = mat.NewDense(s, d, nil)
 	}
-	st, err := RunChains(rngs, chains, dst, nil, burnin, 1, nil)
+	st, err := RunChains(context.Background(), rngs, chains, dst, nil, burnin, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,14 +370,14 @@ func TestRunChainsErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst := []*mat.Dense{mat.NewDense(2, 2, nil), mat.NewDense(2, 2, nil)}
-	if _, err := RunChains([]*rand.Rand{rng, rng}, []Runner{g, g}, dst, nil, 0, 1, nil); err == nil || !strings.Contains(err.Error(), "share a generator") {
+	if _, err := RunChains(context.Background(), []*rand.Rand{rng, rng}, []Runner{g, g}, dst, nil, 0, 1, nil); err == nil || !strings.Contains(err.Error(), "share a generator") {
 		t.Errorf("shared generator: error %v", err)
 	}
 	r2 := rand.New(rand.NewPCG(9, 1))
-	if _, err := RunChains([]*rand.Rand{rng, r2}, []Runner{g, g}, dst, nil, 0, 1, nil); err == nil || !strings.Contains(err.Error(), "listed twice") {
+	if _, err := RunChains(context.Background(), []*rand.Rand{rng, r2}, []Runner{g, g}, dst, nil, 0, 1, nil); err == nil || !strings.Contains(err.Error(), "listed twice") {
 		t.Errorf("repeated chain: error %v", err)
 	}
-	if _, err := RunChains([]*rand.Rand{rng}, []Runner{g}, dst[:1], nil, -1, 1, nil); err == nil || !strings.Contains(err.Error(), "chain 1: gibbs: negative burn-in") {
+	if _, err := RunChains(context.Background(), []*rand.Rand{rng}, []Runner{g}, dst[:1], nil, -1, 1, nil); err == nil || !strings.Contains(err.Error(), "chain 1: gibbs: negative burn-in") {
 		t.Errorf("negative burn-in: error %v", err)
 	}
 }

@@ -1,6 +1,8 @@
 package sampler
 
 import (
+	"context"
+	"errors"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -30,7 +32,7 @@ func TestRunChainsProgress(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := RunChains(rngs, chains, dst, nil, burnin, thin, report)
+		st, err := RunChains(context.Background(), rngs, chains, dst, nil, burnin, thin, report)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,6 +59,50 @@ func TestRunChainsProgress(t *testing.T) {
 		}
 		if last := calls[len(calls)-1]; last[0] != last[1] {
 			t.Errorf("%s: last report %v, want done = total", method, last)
+		}
+	}
+}
+
+// TestRunChainsContext: a context cancelled from the progress report stops
+// every chain at its next check (at most ProgressEvery transitions later)
+// with an error wrapping context.Canceled; a live context changes no draw.
+func TestRunChainsContext(t *testing.T) {
+	u, v := synthProbit(rand.New(rand.NewPCG(5, 5)), 150, []float64{1, -0.5, 0.25})
+	const c, s, burnin = 2, 500, 50
+	for _, method := range Methods {
+		run := func(ctx context.Context, report func(done, total int)) ([]*mat.Dense, error) {
+			rngs := []*rand.Rand{rand.New(rand.NewPCG(1, 2)), rand.New(rand.NewPCG(3, 4))}
+			dst := []*mat.Dense{mat.NewDense(s, 3, nil), mat.NewDense(s, 3, nil)}
+			chains, err := NewProbitChains(method, rngs, u, v, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = RunChains(ctx, rngs, chains, dst, nil, burnin, 1, report)
+			return dst, err
+		}
+		base, err := run(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		live, cancelLive := context.WithCancel(context.Background())
+		same, err := run(live, nil)
+		cancelLive()
+		if err != nil || !mat.Equal(same[0], base[0]) || !mat.Equal(same[1], base[1]) {
+			t.Errorf("%s: a live context changed the run (err %v)", method, err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		var last int
+		_, err = run(ctx, func(done, total int) {
+			last = done
+			if done >= 2*ProgressEvery {
+				cancel()
+			}
+		})
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("%s: cancelled run returned %v, want context.Canceled", method, err)
+		}
+		if total := c * (burnin + s); last >= total || last > 2*ProgressEvery+c*ProgressEvery {
+			t.Errorf("%s: %d of %d transitions made after cancelling at %d", method, last, total, 2*ProgressEvery)
 		}
 	}
 }

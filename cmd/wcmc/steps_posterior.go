@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -48,8 +49,8 @@ parameter with R̂ > 1.01 or an ESS < 400, and FILE.sampler.json.` + samplerHelp
 			if err := checkSampleRun(out, sampling, set.Len(), set.Dim(), data); err != nil {
 				return err
 			}
-			draws, err := drawWatched(cmd, "posterior", sampling, func(s wcmc.Sampling) (*wcmc.Draws, error) {
-				return wcmc.PosteriorChains(set, s, seed)
+			draws, err := drawWatched(cmd, "posterior", sampling, func(ctx context.Context, s wcmc.Sampling) (*wcmc.Draws, error) {
+				return wcmc.PosteriorChainsContext(ctx, set, s, seed)
 			})
 			if err != nil {
 				return fmt.Errorf("%s: %w", data, err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -74,8 +75,8 @@ from the in-process pipeline (wcmc.SampleWorkers) with the same seed.` + sampler
 			if err := checkSampleRun(out, sampling, data.Len(), data.Dim(), shard, filepath.Join(filepath.Dir(shard), "partition.json")); err != nil {
 				return err
 			}
-			draws, err := drawWatched(cmd, fmt.Sprintf("worker %d", worker), sampling, func(s wcmc.Sampling) (*wcmc.Draws, error) {
-				return wcmc.SampleWorkerChains(data, worker, K, s, seed)
+			draws, err := drawWatched(cmd, fmt.Sprintf("worker %d", worker), sampling, func(ctx context.Context, s wcmc.Sampling) (*wcmc.Draws, error) {
+				return wcmc.SampleWorkerChainsContext(ctx, data, worker, K, s, seed)
 			})
 			if err != nil {
 				return fmt.Errorf("%s: %w", shard, err)

@@ -6,6 +6,7 @@ package main
 
 import (
 	"archive/zip"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -112,16 +113,18 @@ func (sf *samplingFlags) sampling() (wcmc.Sampling, error) {
 	return wcmc.Sampling{S: sf.s, BurnIn: sf.burnin, PriorVar: sf.priorVar, Sampler: sf.method, Chains: sf.chains, Thin: sf.thin}, nil
 }
 
-// drawWatched runs draw(s), interruptible by cmd's context, and shows the
+// drawWatched runs draw(ctx, s) with cmd's context, interruptible by it, and shows the
 // chains' advance on cmd's progress output (none with --quiet) as wcmc run
 // shows its tasks': "id: done/total transitions (p%), elapsed, rate,
 // ~left" lines, or a bar on a terminal, then "id: total transitions done
 // in elapsed". Watching changes no draw.
-func drawWatched(cmd *cobra.Command, id string, s wcmc.Sampling, draw func(wcmc.Sampling) (*wcmc.Draws, error)) (*wcmc.Draws, error) {
+func drawWatched(cmd *cobra.Command, id string, s wcmc.Sampling, draw func(context.Context, wcmc.Sampling) (*wcmc.Draws, error)) (*wcmc.Draws, error) {
 	meter := progress.New(progressOut(cmd), id, "transition", s.Chains*(s.BurnIn+s.S*s.Thin))
 	s.Progress = func(done, _ int) { meter.Set(done) }
 	stop := meter.Watch()
-	draws, err := interruptible(cmd.Context(), func() (*wcmc.Draws, error) { return draw(s) })
+	// The chains stop at the signal too (they check the context), not
+	// only the command.
+	draws, err := interruptible(cmd.Context(), func() (*wcmc.Draws, error) { return draw(cmd.Context(), s) })
 	stop()
 	if err != nil {
 		meter.Stop()
