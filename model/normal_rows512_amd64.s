@@ -50,7 +50,8 @@
 
 // Frame of the kernels: saved arguments, the index vector, each group's
 // mask of packed margins, and the packed list (x, s, and the second pass's
-// results), 288 entries each: a chunk's 256 margins, padded; 9408 bytes.
+// continued fractions f and results), 288 entries each: a chunk's 256
+// margins, padded; 11712 bytes.
 #define F_LP 0(SP)
 #define F_OUT 8(SP)
 #define F_CNT 16(SP)
@@ -61,6 +62,7 @@
 #define F_TS 2496
 #define F_TLAM 4800
 #define F_TLP 7104
+#define F_TF 9408
 
 // PAIR8 loads coefficients off/8 and off/8+1 of the eight lanes' pieces
 // (element indices in R8, R9, R10, R11, R12, R13, R14, DI for lanes 0–7)
@@ -188,12 +190,12 @@
 	VMULPD.BCST  C_LN2HI, KK, KK; \
 	VSUBPD       S2, KK, OUT
 
-// CHAIN2 evaluates millsTail's continued fraction at t = Z1 and Z17 (two
-// groups, two chains of divisions in flight): each lane's depth
+// CHAIN4 evaluates millsTail's continued fraction at t = Z0, Z4, Z8 and
+// Z12 (four groups, four chains of divisions in flight): each lane's depth
 // n = min(tailTerms, 9 + int(500/t²)), g = t, then g = t + k/g for
 // k = 16, …, 2 where k ≤ n (n ≤ 16 for t ≥ 8; lanes with t < 8 get
-// meaningless values), rem = 1/g and f = t + rem into FA and FB.
-// Clobbers Z6–Z9, Z22–Z25, Z15, K7.
+// meaningless values), rem = 1/g and f = t + rem into Z1, Z5, Z9 and Z13.
+// Clobbers Z2, Z3, Z6, Z7, Z10, Z11, Z14–Z16, K1–K4.
 #define DEPTH(T, N, TMP) \
 	VMULPD       T, T, TMP; \
 	VBROADCASTSD C_500, N; \
@@ -203,28 +205,87 @@
 	VPMINSQ.BCST C_I20, N, N; \
 	VCVTQQ2PD    N, N
 
-#define CSTEP(koff) \
-	VBROADCASTSD ·chainK+koff(SB), Z15; \
-	VCMPPD       $0x1d, Z15, Z8, K7; \
-	VDIVPD       Z6, Z15, Z9; \
-	VADDPD       Z9, Z1, K7, Z6; \
-	VCMPPD       $0x1d, Z15, Z24, K7; \
-	VDIVPD       Z22, Z15, Z25; \
-	VADDPD       Z25, Z17, K7, Z22
+#define CSTEP1(T, G, N, TMP, KM) \
+	VCMPPD $0x1d, Z16, N, KM; \
+	VDIVPD G, Z16, TMP; \
+	VADDPD TMP, T, KM, G
 
-#define CHAIN2(FA, FB) \
-	DEPTH(Z1, Z8, Z9); \
-	DEPTH(Z17, Z24, Z25); \
-	VMOVAPD Z1, Z6; \
-	VMOVAPD Z17, Z22; \
+#define CSTEP(koff) \
+	VBROADCASTSD ·chainK+koff(SB), Z16; \
+	CSTEP1(Z0, Z1, Z2, Z3, K1); \
+	CSTEP1(Z4, Z5, Z6, Z7, K2); \
+	CSTEP1(Z8, Z9, Z10, Z11, K3); \
+	CSTEP1(Z12, Z13, Z14, Z15, K4)
+
+#define CEND(T, G, TMP) \
+	VDIVPD G, Z16, TMP; \
+	VADDPD TMP, T, G
+
+#define CHAIN4 \
+	DEPTH(Z0, Z2, Z3); \
+	DEPTH(Z4, Z6, Z7); \
+	DEPTH(Z8, Z10, Z11); \
+	DEPTH(Z12, Z14, Z15); \
+	VMOVAPD Z0, Z1; \
+	VMOVAPD Z4, Z5; \
+	VMOVAPD Z8, Z9; \
+	VMOVAPD Z12, Z13; \
 	CSTEP(128); CSTEP(120); CSTEP(112); CSTEP(104); CSTEP(96); \
 	CSTEP(88); CSTEP(80); CSTEP(72); CSTEP(64); CSTEP(56); \
 	CSTEP(48); CSTEP(40); CSTEP(32); CSTEP(24); CSTEP(16); \
-	VBROADCASTSD C_ONE, Z15; \
-	VDIVPD  Z6, Z15, Z7; \
-	VADDPD  Z7, Z1, FA; \
-	VDIVPD  Z22, Z15, Z23; \
-	VADDPD  Z23, Z17, FB
+	VBROADCASTSD C_ONE, Z16; \
+	CEND(Z0, Z1, Z3); \
+	CEND(Z4, Z5, Z7); \
+	CEND(Z8, Z9, Z11); \
+	CEND(Z12, Z13, Z15)
+
+// CHAINPASS runs CHAIN4 over the packed list (R11 entries, padded to a
+// multiple of 32), 32 margins at a time, t = |x|, and stores f at F_TF;
+// when the mode in R13 has no bit 2 (log Φ), only where a margin is left
+// of zero (the left tail). Clobbers R12 and what CHAIN4 does.
+#define CHAINPASS \
+	XORQ R12, R12; \
+chainloop: \
+	VMOVUPD     F_TX(SP)(R12*8), Z0; \
+	VMOVUPD     F_TX+64(SP)(R12*8), Z4; \
+	VMOVUPD     F_TX+128(SP)(R12*8), Z8; \
+	VMOVUPD     F_TX+192(SP)(R12*8), Z12; \
+	VPANDQ.BCST C_ABS, Z0, Z0; \
+	VPANDQ.BCST C_ABS, Z4, Z4; \
+	VPANDQ.BCST C_ABS, Z8, Z8; \
+	VPANDQ.BCST C_ABS, Z12, Z12; \
+	TESTQ $2, R13; \
+	JNZ   chainrun; \
+	VMOVUPD F_TX(SP)(R12*8), Z1; \
+	VMINPD  F_TX+64(SP)(R12*8), Z1, Z1; \
+	VMINPD  F_TX+128(SP)(R12*8), Z1, Z1; \
+	VMINPD  F_TX+192(SP)(R12*8), Z1, Z1; \
+	VCMPPD  $0x11, Z31, Z1, K1; \
+	KORTESTB K1, K1; \
+	JZ      chainnext; \
+chainrun: \
+	CHAIN4; \
+	VMOVUPD Z1, F_TF(SP)(R12*8); \
+	VMOVUPD Z5, F_TF+64(SP)(R12*8); \
+	VMOVUPD Z9, F_TF+128(SP)(R12*8); \
+	VMOVUPD Z13, F_TF+192(SP)(R12*8); \
+chainnext: \
+	ADDQ $32, R12; \
+	CMPQ R12, R11; \
+	JLT  chainloop
+
+// PAD pads the packed list (R11 entries) with 32 right-tail margins of
+// sign 0.
+#define PAD \
+	VBROADCASTSD C_PAD, Z0; \
+	VMOVUPD      Z0, F_TX(SP)(R11*8); \
+	VMOVUPD      Z0, F_TX+64(SP)(R11*8); \
+	VMOVUPD      Z0, F_TX+128(SP)(R11*8); \
+	VMOVUPD      Z0, F_TX+192(SP)(R11*8); \
+	VMOVUPD      Z31, F_TS(SP)(R11*8); \
+	VMOVUPD      Z31, F_TS+64(SP)(R11*8); \
+	VMOVUPD      Z31, F_TS+128(SP)(R11*8); \
+	VMOVUPD      Z31, F_TS+192(SP)(R11*8)
 
 // GATHER loads coefficient off/8 of each lane's piece (element indices in
 // IDX) of the table at BX into DST.
@@ -291,7 +352,7 @@
 // needs them. Pass 3 unpacks the results into row and lp. Mode bit 1:
 // row[j] = (scale·s_j)·λ; mode bit 2: lp[j] = log Φ(x); evaluated lanes
 // only.
-TEXT ·polyRowsAVX512(SB), 0, $9408-80
+TEXT ·polyRowsAVX512(SB), 0, $11712-80
 	MOVQ         row_base+0(FP), SI
 	MOVQ         row_len+8(FP), CX
 	MOVQ         sg_base+24(FP), DX
@@ -402,41 +463,24 @@ next:
 	CMPQ AX, CX
 	JLT  loop
 
-	// Pass 2: the packed margins, padded to a multiple of 16 with a right
-	// tail margin.
-	MOVQ         F_CNT, R11
-	TESTQ        R11, R11
-	JZ           done
-	VBROADCASTSD C_PAD, Z0
-	VMOVUPD      Z0, F_TX(SP)(R11*8)
-	VMOVUPD      Z0, F_TX+64(SP)(R11*8)
-	VMOVUPD      Z31, F_TS(SP)(R11*8)
-	VMOVUPD      Z31, F_TS+64(SP)(R11*8)
-	MOVQ         F_MODE, R13
-	XORQ         R12, R12
+	// Pass 2: the packed margins, padded with right-tail margins; the
+	// continued fractions first, then sixteen margins at a time.
+	MOVQ  F_CNT, R11
+	TESTQ R11, R11
+	JZ    done
+	PAD
+	MOVQ  F_MODE, R13
+	CHAINPASS
+	XORQ  R12, R12
 
 tloop:
 	VMOVUPD     F_TX(SP)(R12*8), Z0             // x, first group
 	VMOVUPD     F_TX+64(SP)(R12*8), Z16         // x, second group
-	VPANDQ.BCST C_ABS, Z0, Z1                   // t = |x|
-	VPANDQ.BCST C_ABS, Z16, Z17
+	VMOVUPD     F_TF(SP)(R12*8), Z2             // f
+	VMOVUPD     F_TF+64(SP)(R12*8), Z18
 	CLASS(Z0, K1, K2, K3)
 	CLASS(Z16, K4, K5, K6)
 
-	// The continued fraction where a lane needs it: the left tail, and
-	// the right tail for log Φ.
-	KORB     K1, K4, K7
-	TESTQ    $2, R13
-	JZ       chaintest
-	KORB     K3, K7, K7
-	KORB     K6, K7, K7
-
-chaintest:
-	KORTESTB K7, K7
-	JZ       nochain
-	CHAIN2(Z2, Z18)
-
-nochain:
 	// φ where a lane needs it: the band and the right tail.
 	KORB     K2, K3, K7
 	KORB     K5, K7, K7
@@ -547,7 +591,7 @@ done:
 // 8 ≤ |m| < tailMax are packed into the list; flags[j/8] gets a bit per
 // other lane. Pass 2: the packed lanes' Φ, 1 − φ(m)/f(m) on the right and
 // φ(m)/f(−m) on the left (normCDF's tails). Pass 3 adds them to out.
-TEXT ·cdfRowsAVX512(SB), 0, $9408-56
+TEXT ·cdfRowsAVX512(SB), 0, $11712-56
 	MOVQ   out_base+0(FP), DX
 	MOVQ   m_base+24(FP), SI
 	MOVQ   m_len+32(FP), CX
@@ -628,21 +672,21 @@ cnext:
 	CMPQ AX, CX
 	JLT  cloop
 
-	// Pass 2: the packed tails, padded to a multiple of 16.
-	MOVQ         F_CNT, R11
-	TESTQ        R11, R11
-	JZ           cdone
-	VBROADCASTSD C_PAD, Z0
-	VMOVUPD      Z0, F_TX(SP)(R11*8)
-	VMOVUPD      Z0, F_TX+64(SP)(R11*8)
-	XORQ         R12, R12
+	// Pass 2: the packed tails, padded; the continued fractions first,
+	// then sixteen margins at a time.
+	MOVQ  F_CNT, R11
+	TESTQ R11, R11
+	JZ    cdone
+	PAD
+	MOVQ  $2, R13
+	CHAINPASS
+	XORQ  R12, R12
 
 ctloop:
-	VMOVUPD     F_TX(SP)(R12*8), Z0
-	VMOVUPD     F_TX+64(SP)(R12*8), Z16
-	VPANDQ.BCST C_ABS, Z0, Z1
-	VPANDQ.BCST C_ABS, Z16, Z17
-	CHAIN2(Z2, Z18)
+	VMOVUPD F_TX(SP)(R12*8), Z0
+	VMOVUPD F_TX+64(SP)(R12*8), Z16
+	VMOVUPD F_TF(SP)(R12*8), Z2
+	VMOVUPD F_TF+64(SP)(R12*8), Z18
 	NPDF8(Z0, Z3, Z10, Z11, Y11, Z12)
 	NPDF8(Z16, Z19, Z26, Z27, Y27, Z28)
 	VDIVPD       Z2, Z3, Z3                     // φ/f

@@ -170,17 +170,17 @@ func testRowFunctionsTail(t *testing.T) {
 			t.Fatalf("x = %v: λ %v, generic %v", ms[j], got[j], want[j])
 		}
 	}
-	// Per margin, the terms of the sum, so that no difference hides in it
-	// (a group of eight equal margins: one group of either kernel).
+	// Per margin, the terms of the sum, so that no difference hides in it:
+	// a group of either kernel whose other margins add log Φ(50) = −0.
 	one := []float64{1, 1, 1, 1, 1, 1, 1, 1}
 	for _, x := range ms {
-		row := []float64{x, x, x, x, x, x, x, x}
+		row := []float64{x, 50, 50, 50, 50, 50, 50, 50}
 		if g, w := logPhiRow(row, one), logPhiRowAcc(0, row, one); !sameBits(g, w) {
-			t.Fatalf("x = %v: 8 log Φ = %v, generic %v", x, g, w)
+			t.Fatalf("x = %v: log Φ = %v, generic %v", x, g, w)
 		}
 		w := logPhiMillsRowAcc(0, append([]float64(nil), row...), one, 1)
 		if g := logPhiMillsRow(row, one, 1); !sameBits(g, w) {
-			t.Fatalf("x = %v: 8 log Φ (with λ) = %v, generic %v", x, g, w)
+			t.Fatalf("x = %v: log Φ (with λ) = %v, generic %v", x, g, w)
 		}
 	}
 }
@@ -342,5 +342,25 @@ func TestUnderflowShortcut(t *testing.T) {
 		if !sameBits(normCDF(x), 1-phi/f) || !sameBits(normCDF(-x), phi/f) {
 			t.Fatalf("x = %v: Φ(±x) = %v, %v; formula %v, %v", x, normCDF(x), normCDF(-x), 1-phi/f, phi/f)
 		}
+	}
+}
+
+// TestBandLog1pBranch checks what the AVX-512 kernel relies on in the band
+// 6 ≤ x < 8: there q = φ(x)/M(x) = Q(x), as the scalar functions compute
+// it, lies in [2⁻⁵⁴, 2⁻²⁹), where math.Log1p(−q) returns
+// (−q) − (−q)(−q)·½, which the kernel computes.
+func TestBandLog1pBranch(t *testing.T) {
+	for x := rightPolyMax; x < -tailSwitch; x += 1e-5 {
+		q := npdf(x) / polyLeft(&invMillsPoly, x)
+		if !(q >= 0x1p-54 && q < 0x1p-29) {
+			t.Fatalf("x = %v: q = %v outside [2⁻⁵⁴, 2⁻²⁹)", x, q)
+		}
+		if lp, series := math.Log1p(-q), -q-(-q)*(-q)*0.5; lp != series {
+			t.Fatalf("x = %v: log1p(−q) = %v, series %v", x, lp, series)
+		}
+	}
+	x := math.Nextafter(-tailSwitch, 0)
+	if q := npdf(x) / polyLeft(&invMillsPoly, x); !(q >= 0x1p-54) {
+		t.Fatalf("x = %v: q = %v below 2⁻⁵⁴", x, q)
 	}
 }
