@@ -111,6 +111,28 @@ func logPhiMillsRow(row, sg []float64, scale float64) float64 {
 	return logPhiRows(row, sg, scale, polyLog|polyLam)
 }
 
+// LogPhiInvMillsRow is the special-function work of the probit log-joint
+// and gradient on one row of margins: it sets row[j] = scale·s_j·λ(x_j),
+// x_j = s_j·row[j], s = sg, and returns Σ_j log Φ(x_j), added in order of
+// j, with the vector kernel in use (RowKernel). It panics if sg is shorter
+// than row.
+func LogPhiInvMillsRow(row, sg []float64, scale float64) float64 {
+	return logPhiMillsRow(row, sg, scale)
+}
+
+// RowKernel names the implementation of the row special functions in use:
+// "AVX-512", "AVX2" (the vector kernels) or "portable" (the Go loops). All
+// give the same results.
+func RowKernel() string {
+	switch {
+	case useRows512:
+		return "AVX-512"
+	case usePolyRows:
+		return "AVX2"
+	}
+	return "portable"
+}
+
 // logPhiRows is logPhiRow (mode polyLog) and logPhiMillsRow (mode
 // polyLog|polyLam).
 func logPhiRows(row, sg []float64, scale float64, mode int) float64 {
