@@ -12,13 +12,13 @@ import "math"
 // continued-fraction depth, and φ's exponential and log as the Go runtime
 // computes them): the polynomial ranges −8 < x < 6 (and Φ's −8 < x < 8)
 // and, for λ and log Φ, the right tail 8 ≤ x < tailMax. Where it also has
-// AVX-512 (normal_rows512_amd64.s), eight at a time, and the kernels
-// evaluate also the band 6 ≤ x < 8 and the left tail x ≤ −8 of λ and
-// log Φ, and Φ's tails 8 ≤ |x| < tailMax. The other margins are finished
-// one by one by the scalar functions, and sums are added in order of j.
-// The results are therefore bit-identical to the generic loops below,
-// which are used elsewhere and for the last len(row) mod 4 (or 8) margins
-// (TestRowFunctionsVectorGeneric, TestRowFunctionsTail,
+// AVX-512 (normal_rows512_amd64.s), eight at a time, and every margin but
+// NaN: the band 6 ≤ x < 8, the left tail x ≤ −8 and the right tail beyond
+// tailMax of λ and log Φ, and Φ's tails |x| ≥ 8 as well. The other margins
+// are finished one by one by the scalar functions, and sums are added in
+// order of j. The results are therefore bit-identical to the generic loops
+// below, which are used elsewhere and for the last len(row) mod 4 (or 8)
+// margins (TestRowFunctionsVectorGeneric, TestRowFunctionsTail,
 // TestCDFRowVectorGeneric, each for every kernel the CPU has).
 
 // Modes of polyRows: which outputs it writes.

@@ -12,14 +12,16 @@ import (
 // margins at a time, with the arithmetic of the AVX2 kernels and of the
 // scalar code operation for operation, so that their results are the same
 // bits. Each runs in three passes over a chunk: the first evaluates the
-// polynomial ranges and packs the margins of the tails into a list; the
-// second evaluates the list sixteen margins at a time (two continued
-// fractions in flight, no lane idle in a group with one tail margin); the
-// third unpacks the results into place. Beyond the AVX2 kernel's ranges
-// they evaluate the band 6 ≤ x < 8 (φ(x), M(x) and log1p's series branch,
-// which holds there: 6e−16 < Q(x) < 2⁻²⁹) and the left tail x ≤ −8 (the
-// continued fraction, and log as the Go runtime computes it on amd64), and
-// the Φ kernel its tails 8 ≤ |x| < tailMax.
+// polynomial ranges (and the band 6 ≤ x < 8: φ(x), M(x) and log1p's series
+// branch, which holds there: 6e−16 < Q(x) < 2⁻²⁹) and packs the tails'
+// margins into a list; the second evaluates the list (the continued
+// fractions 32 at a time, four chains of divisions in flight, then the
+// rest sixteen at a time: no lane idle in a group with one tail margin);
+// the third unpacks the results into place. Beyond the AVX2 kernel's
+// ranges they evaluate the band, the left tail x ≤ −8 (the continued
+// fraction, and log as the Go runtime computes it on amd64) and the right
+// tail beyond tailMax (φ with archExp's subnormal results and underflow),
+// and the Φ kernel its tails |x| ≥ 8: every margin but NaN.
 
 // polyRowsAVX512 is polyRowsAVX2 for eight margins at a time; len(row) is
 // a multiple of 8, and out gets a bit per margin left for the caller in
@@ -29,8 +31,8 @@ import (
 func polyRowsAVX512(row, sg []float64, scale float64, lp *float64, out *uint8, mode int)
 
 // cdfRowsAVX512 is cdfRowsAVX2 for eight margins at a time, with the tails
-// 8 ≤ |m| < tailMax; len(m) is a multiple of 8, flags[j/8] gets a bit per
-// margin left for the caller.
+// |m| ≥ 8; len(m) is a multiple of 8, flags[j/8] gets a bit per margin left
+// for the caller.
 //
 //go:noescape
 func cdfRowsAVX512(out, m []float64, flags *uint8)
@@ -96,6 +98,7 @@ var consts512 = [...]uint64{
 	f64(2.222219843214978396e-01), f64(1.818357216161805012e-01), f64(1.531383769920937332e-01), // 320 L4–L6
 	f64(1.479819860511658591e-01), // 344 L7
 	2 * polyStride, polyStride,    // 352 the tables' strides
+	1<<64 - 60, 1022, 1 << 52, f64(1600), // 368 archExp's subnormal scaling, npdf's cut-off
 }
 
 func f64(x float64) uint64 { return math.Float64bits(x) }

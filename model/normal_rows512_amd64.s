@@ -5,8 +5,6 @@
 // Constants (consts512 in normal_rows512_amd64.go), broadcast with .BCST.
 #define C_SIX ·consts512+0(SB)
 #define C_M8 ·consts512+8(SB)
-#define C_TAILMAX ·consts512+16(SB)
-#define C_NEGINF ·consts512+24(SB)
 #define C_EIGHT ·consts512+32(SB)
 #define C_FOUR ·consts512+40(SB)
 #define C_NEGHALF ·consts512+48(SB)
@@ -47,16 +45,20 @@
 #define C_L5 ·consts512+328(SB)
 #define C_L6 ·consts512+336(SB)
 #define C_L7 ·consts512+344(SB)
+#define C_IM60 ·consts512+368(SB)
+#define C_I1022 ·consts512+376(SB)
+#define C_TINY ·consts512+384(SB)
+#define C_1600 ·consts512+392(SB)
 
-// Frame of the kernels: saved arguments, the index vector, each group's
-// mask of packed margins, and the packed list (x, s, and the second pass's
-// continued fractions f and results), 288 entries each: a chunk's 256
-// margins, padded; 11712 bytes.
+// Frame of the kernels: saved arguments, each group's mask of packed
+// margins, and the packed list (x, s, and the second pass's continued
+// fractions f and results), 288 entries each: a chunk's 256 margins,
+// padded; 11712 bytes. (The lanes' table indices go to general registers
+// by extraction: reloading them from a 64-byte store waits for the store.)
 #define F_LP 0(SP)
 #define F_OUT 8(SP)
 #define F_CNT 16(SP)
 #define F_MODE 24(SP)
-#define F_IDX 64
 #define F_MASKS 128
 #define F_TX 192
 #define F_TS 2496
@@ -64,50 +66,47 @@
 #define F_TLP 7104
 #define F_TF 9408
 
-// PAIR8 loads coefficients off/8 and off/8+1 of the eight lanes' pieces
-// (element indices in R8, R9, R10, R11, R12, R13, R14, DI for lanes 0–7)
-// of the table at BX into even and odd: lanes 0, 2, 4, 6 into Z16 and
-// 1, 3, 5, 7 into Z17 by 16-byte loads, then unpacked. Clobbers Z16, Z17.
-#define PAIR8(off, even, odd) \
-	VBROADCASTF64X2 off(BX)(R8*8), Z16; \
-	VBROADCASTF64X2 off(BX)(R10*8), K5, Z16; \
-	VBROADCASTF64X2 off(BX)(R12*8), K6, Z16; \
-	VBROADCASTF64X2 off(BX)(R14*8), K7, Z16; \
-	VBROADCASTF64X2 off(BX)(R9*8), Z17; \
-	VBROADCASTF64X2 off(BX)(R11*8), K5, Z17; \
-	VBROADCASTF64X2 off(BX)(R13*8), K6, Z17; \
-	VBROADCASTF64X2 off(BX)(DI*8), K7, Z17; \
-	VUNPCKLPD    Z17, Z16, even; \
-	VUNPCKHPD    Z17, Z16, odd
+// PAIR4 loads coefficients off/8 and off/8+1 of four lanes' pieces
+// (element indices in RA, RB, RC, RD) of the table at BX into even and
+// odd, as PAIR in normal_rows_amd64.s. Clobbers Y14, Y15.
+#define PAIR4(off, RA, RB, RC, RD, even, odd) \
+	VMOVUPD     off(BX)(RA*8), X14; \
+	VINSERTF128 $1, off(BX)(RC*8), Y14, Y14; \
+	VMOVUPD     off(BX)(RB*8), X15; \
+	VINSERTF128 $1, off(BX)(RD*8), Y15, Y15; \
+	VUNPCKLPD   Y15, Y14, even; \
+	VUNPCKHPD   Y15, Y14, odd
 
-// PAIRMASKS sets K5, K6, K7 to the masks of PAIR8's second, third and
-// fourth 16-byte slot.
-#define PAIRMASKS \
-	MOVL  $0x0c, R8; \
-	KMOVB R8, K5; \
-	MOVL  $0x30, R8; \
-	KMOVB R8, K6; \
-	MOVL  $0xc0, R8; \
-	KMOVB R8, K7
+// ESTRIN4 evaluates the degree-10 polynomials at table offset off of four
+// lanes' pieces (element indices in RA–RD) at u = U, with u² in U2 and u⁴
+// in U4, into Y3, by the fused multiply-adds of estrin in normal.go, in its
+// order (as ESTRIN in normal_rows_amd64.s). Clobbers Y4–Y7, Y14, Y15.
+#define ESTRIN4(off, RA, RB, RC, RD, U, U2, U4) \
+	PAIR4(off+0, RA, RB, RC, RD, Y3, Y5); VFMADD231PD U, Y5, Y3; \
+	PAIR4(off+16, RA, RB, RC, RD, Y4, Y5); VFMADD231PD U, Y5, Y4; \
+	VFMADD231PD U2, Y4, Y3; \
+	PAIR4(off+32, RA, RB, RC, RD, Y4, Y5); VFMADD231PD U, Y5, Y4; \
+	PAIR4(off+48, RA, RB, RC, RD, Y6, Y5); VFMADD231PD U, Y5, Y6; \
+	VFMADD231PD U2, Y6, Y4; \
+	PAIR4(off+64, RA, RB, RC, RD, Y6, Y5); VFMADD231PD U, Y5, Y6; \
+	PAIR4(off+80, RA, RB, RC, RD, Y5, Y7); VFMADD231PD U2, Y5, Y6; \
+	VFMADD231PD U4, Y6, Y4; \
+	VFMADD231PD U4, Y4, Y3
 
-// ESTRIN8 evaluates each lane's degree-10 polynomial at table offset off
-// at u (Z11), with u² in Z12 and u⁴ in Z13, into Z3, by the fused
-// multiply-adds of estrin in normal.go, in its order. Clobbers Z4–Z6,
-// Z14, Z16, Z17.
-#define ESTRIN8(off) \
-	PAIR8(off+0, Z3, Z5); VFMADD231PD Z11, Z5, Z3; \
-	PAIR8(off+16, Z4, Z5); VFMADD231PD Z11, Z5, Z4; \
-	VFMADD231PD Z12, Z4, Z3; \
-	PAIR8(off+32, Z4, Z5); VFMADD231PD Z11, Z5, Z4; \
-	PAIR8(off+48, Z6, Z5); VFMADD231PD Z11, Z5, Z6; \
-	VFMADD231PD Z12, Z6, Z4; \
-	PAIR8(off+64, Z6, Z5); VFMADD231PD Z11, Z5, Z6; \
-	PAIR8(off+80, Z5, Z14); VFMADD231PD Z12, Z5, Z6; \
-	VFMADD231PD Z13, Z6, Z4; \
-	VFMADD231PD Z13, Z4, Z3
+// ESTRIN8H is ESTRIN4 on eight lanes (element indices in R8, R9, R10, R11,
+// R12, R13, R14, DI for lanes 0–7) as two halves of four: u, u², u⁴ in
+// Z11, Z12, Z13, their upper halves also in Y8, Y9, Y10; the result in Z3.
+// (Assembling the 16-byte loads into 512-bit registers costs twice the
+// shuffles of 256-bit ones.) Clobbers Z0, Y4–Y7, Y14, Y15.
+#define ESTRIN8H(off) \
+	ESTRIN4(off, R8, R9, R10, R11, Y11, Y12, Y13); \
+	VMOVAPD      Y3, Y0; \
+	ESTRIN4(off, R12, R13, R14, DI, Y8, Y9, Y10); \
+	VINSERTF64X4 $1, Y3, Z0, Z3
 
 // NPDF8 is NPDF of normal_rows_amd64.s on eight lanes: φ(x) for x in X
-// into R, for |x| < tailMax (other lanes get meaningless values). K must
+// into R, for |x| < tailMax (other lanes get meaningless values; see
+// NPDF8X for all x). K must
 // be the zmm register of KY. Clobbers E, K, T.
 #define NPDF8(X, R, E, K, KY, T) \
 	VMULPD       X, X, R; \
@@ -146,6 +145,58 @@
 	VBROADCASTSD C_ONE, T; \
 	VSUBPD       E, T, T; \
 	VMULPD       T, R, R
+
+// NPDF8X is NPDF8 for every x but NaN, as npdf computes it: φ = 0 where
+// x² > 1600, and otherwise archExp's scaling by 2^k in full — for
+// k + 1023 ≤ 0 (exp(−x²/2) subnormal, 37.5 ≲ |x| ≤ 40) by 2^(k+1022)
+// then 2⁻¹⁰²², which rounds to 0 below k + 1023 = −52 as archExp's
+// underflow returns. Clobbers E, K, T, K7.
+#define NPDF8X(X, R, E, K, KY, T) \
+	VMULPD       X, X, R; \
+	VMOVAPD      R, E; \
+	VFMSUB231PD  X, X, E; \
+	VMULPD.BCST  C_NEGHALF, R, R; \
+	VMULPD.BCST  C_LOG2E, R, K; \
+	VCVTPD2DQ    K, KY; \
+	VCVTDQ2PD    KY, T; \
+	VFNMADD231PD.BCST C_LN2U, T, R; \
+	VFNMADD231PD.BCST C_LN2L, T, R; \
+	VMULPD.BCST  C_16TH, R, R; \
+	VBROADCASTSD C_T8, T; \
+	VFMADD213PD.BCST C_T7, R, T; \
+	VFMADD213PD.BCST C_T6, R, T; \
+	VFMADD213PD.BCST C_T5, R, T; \
+	VFMADD213PD.BCST C_T4, R, T; \
+	VFMADD213PD.BCST C_T3, R, T; \
+	VFMADD213PD.BCST C_HALF, R, T; \
+	VFMADD213PD.BCST C_ONE, R, T; \
+	VMULPD       T, R, R; \
+	VADDPD.BCST  C_TWO, R, T; \
+	VMULPD       T, R, R; \
+	VADDPD.BCST  C_TWO, R, T; \
+	VMULPD       T, R, R; \
+	VADDPD.BCST  C_TWO, R, T; \
+	VMULPD       T, R, R; \
+	VADDPD.BCST  C_TWO, R, T; \
+	VFMADD213PD.BCST C_ONE, T, R; \
+	VPMOVSXDQ    KY, K; \
+	VPADDQ.BCST  C_IBIAS, K, K; \
+	VPMAXSQ.BCST C_IM60, K, K; \
+	VPCMPQ       $2, Z31, K, K7; \
+	VPADDQ.BCST  C_I1022, K, K7, K; \
+	VPSLLQ       $52, K, K; \
+	VMULPD       K, R, R; \
+	VBROADCASTSD C_ONE, T; \
+	VBROADCASTSD C_TINY, K7, T; \
+	VMULPD       T, R, R; \
+	VMULPD.BCST  C_INVSQRT2PI, R, R; \
+	VMULPD.BCST  C_HALF, E, E; \
+	VBROADCASTSD C_ONE, T; \
+	VSUBPD       E, T, T; \
+	VMULPD       T, R, R; \
+	VMULPD       X, X, T; \
+	VCMPPD.BCST  $0x1e, C_1600, T, K7; \
+	VMOVAPD      Z31, K7, R
 
 // LOG8 computes log(f) for f ≥ 8 (finite) in F into OUT as the Go
 // runtime's math.Log does on amd64 (archLog, math/log_amd64.s: frexp, the
@@ -287,71 +338,28 @@ chainnext: \
 	VMOVUPD      Z31, F_TS+128(SP)(R11*8); \
 	VMOVUPD      Z31, F_TS+192(SP)(R11*8)
 
-// GATHER loads coefficient off/8 of each lane's piece (element indices in
-// IDX) of the table at BX into DST.
-#define GATHER(off, IDX, DST) \
-	KXNORB     K0, K0, K7; \
-	VGATHERQPD off(BX)(IDX*8), K7, DST
-
-// BAND8 evaluates the band 6 ≤ x < 8 on the lanes KB of X, as the scalar
-// functions do there: q = φ(x)/M(x), M by polyLeft's piece of the left λ
-// table (gathered: the band is rare), λ = φ/(1 − q) into LAM and
-// log Φ = log1p(−q) = (−q) − (−q)(−q)·½ (log1p's branch for
-// 2⁻⁵⁴ ≤ |·| < 2⁻²⁹) into LP. PHI holds φ(x). Clobbers the temporaries
-// T1, KQ, U, U2, U4, A0, A1, A2, C1 and K7.
-#define BAND8(X, KB, PHI, LAM, LP, T1, KQ, U, U2, U4, A0, A1, A2, C1) \
-	VMULPD.BCST  C_FOUR, X, T1; \
-	VCVTTPD2QQ.Z T1, KB, KQ; \
-	VPADDQ       KQ, KQ, T1; \
-	VPADDQ.BCST  C_I1, T1, T1; \
-	VCVTQQ2PD    T1, T1; \
-	VMULPD.BCST  C_EIGHT, X, U; \
-	VSUBPD       T1, U, U; \
-	VMULPD       U, U, U2; \
-	VMULPD       U2, U2, U4; \
-	VPMULLQ.BCST ·consts512+352(SB), KQ, KQ; \
-	GATHER(0, KQ, A0); GATHER(8, KQ, C1); VFMADD231PD U, C1, A0; \
-	GATHER(16, KQ, A1); GATHER(24, KQ, C1); VFMADD231PD U, C1, A1; \
-	VFMADD231PD  U2, A1, A0; \
-	GATHER(32, KQ, A1); GATHER(40, KQ, C1); VFMADD231PD U, C1, A1; \
-	GATHER(48, KQ, A2); GATHER(56, KQ, C1); VFMADD231PD U, C1, A2; \
-	VFMADD231PD  U2, A2, A1; \
-	GATHER(64, KQ, A2); GATHER(72, KQ, C1); VFMADD231PD U, C1, A2; \
-	GATHER(80, KQ, C1); VFMADD231PD U2, C1, A2; \
-	VFMADD231PD  U4, A2, A1; \
-	VFMADD231PD  U4, A1, A0; \
-	VDIVPD       A0, PHI, A0; \
-	VBROADCASTSD C_ONE, A1; \
-	VSUBPD       A0, A1, A1; \
-	VDIVPD       A1, PHI, KB, LAM; \
-	VPXORQ.BCST  C_SIGN, A0, A0; \
-	VMULPD       A0, A0, A1; \
-	VMULPD.BCST  C_HALF, A1, A1; \
-	VSUBPD       A1, A0, KB, LP
-
 // CLASS sets, for the packed margins X of the second pass (each in the
-// band, the right tail or the left tail), KLT = x < 0 (left tail),
-// KB = 0 < x < 8 (band) and KT = x ≥ 8 (right tail). Z31 is zero.
-#define CLASS(X, KLT, KB, KT) \
-	VCMPPD      $0x11, Z31, X, KLT; \
-	VCMPPD.BCST $0x11, C_EIGHT, X, KB; \
-	VCMPPD      $0x1e, Z31, X, KB, KB; \
-	VCMPPD.BCST $0x1d, C_EIGHT, X, KT
+// left or the right tail), KLT = x < 0 and KT = x > 0. Z31 is zero.
+#define CLASS(X, KLT, KT) \
+	VCMPPD $0x11, Z31, X, KLT; \
+	VCMPPD $0x1e, Z31, X, KT
 
 // func polyRowsAVX512(row, sg []float64, scale float64, lp *float64, out *uint8, mode int)
 //
 // Pass 1, per group of eight margins j: x = s_j·row[j]; lanes with
 // 0 < x < 6 (right) or −8 < x ≤ 0 (left) are evaluated by the tables as in
-// polyRowsAVX2; lanes with 6 ≤ x < tailMax or −Inf < x ≤ −8 are packed
-// (x, s) into the list and the group's mask of them kept; out[j/8] gets a
-// bit per other lane (x ≥ tailMax, −Inf, NaN: left for the caller).
-// Pass 2, sixteen packed margins at a time: the band (BAND8), the right
-// tail (λ = φ(x), log Φ = −φ(x)/f(x)) and the left tail (λ = f(t),
-// log Φ = ((−0.5·x)·x − ½log 2π) − log f(t), t = −x), f from millsTail's
-// continued fraction; φ, the fraction and the logarithm only where a lane
-// needs them. Pass 3 unpacks the results into row and lp. Mode bit 1:
-// row[j] = (scale·s_j)·λ; mode bit 2: lp[j] = log Φ(x); evaluated lanes
-// only.
+// polyRowsAVX2, lanes in the band 6 ≤ x < 8 from φ(x) and M(x) as the
+// scalar functions do; lanes with x ≥ 8 or x ≤ −8 are packed (x, s) into
+// the list and the group's mask of them kept; out[j/8] gets a bit per
+// other lane (NaN: left for the caller). Pass 2, over the packed margins:
+// the continued fractions f (CHAINPASS: the left tail, and the right tail
+// for log Φ), then sixteen at a time the right tail (λ = φ(x),
+// log Φ = −φ(x)/f(x), which are 0 and −0 where φ underflows, as in
+// LogPhiMills) and the left tail (λ = f(t),
+// log Φ = ((−0.5·x)·x − ½log 2π) − log f(t), t = −x); φ and the logarithm
+// only where a lane needs them. Pass 3 unpacks the results into row and
+// lp. Mode bit 1: row[j] = (scale·s_j)·λ; mode bit 2: lp[j] = log Φ(x);
+// evaluated lanes only.
 TEXT ·polyRowsAVX512(SB), 0, $11712-80
 	MOVQ         row_base+0(FP), SI
 	MOVQ         row_len+8(FP), CX
@@ -366,7 +374,6 @@ TEXT ·polyRowsAVX512(SB), 0, $11712-80
 	MOVQ         $0, F_CNT
 	LEAQ         ·polyTab512(SB), BX
 	VPXORQ       Z31, Z31, Z31
-	PAIRMASKS
 	SHLQ         $3, CX
 	XORQ         AX, AX
 	TESTQ        CX, CX
@@ -377,17 +384,19 @@ loop:
 	VMOVUPD (DX)(AX*1), Z1                      // s
 	VMULPD  Z0, Z1, Z2                          // x = s·m
 
-	// K1 = right (0 < x < 6), K2 = left (−8 < x ≤ 0), K3 = either;
-	// K4 = packed (6 ≤ x < tailMax or −Inf < x ≤ −8).
+	// K1 = right (0 < x < 6), K5 = band (6 ≤ x < 8), K6 = either,
+	// K2 = left (−8 < x ≤ 0), K3 = any of these; K4 = packed (x ≥ 8 or
+	// x ≤ −8; all but NaN are in one of the ranges).
 	VCMPPD      $0x1e, Z31, Z2, K1
 	VCMPPD.BCST $0x11, C_SIX, Z2, K1, K1
+	VCMPPD.BCST $0x1d, C_SIX, Z2, K5
+	VCMPPD.BCST $0x11, C_EIGHT, Z2, K5, K5
+	KORB        K1, K5, K6
 	VCMPPD      $0x12, Z31, Z2, K2
 	VCMPPD.BCST $0x1e, C_M8, Z2, K2, K2
-	KORB        K1, K2, K3
-	VCMPPD.BCST $0x1d, C_SIX, Z2, K4
-	VCMPPD.BCST $0x11, C_TAILMAX, Z2, K4, K4
+	KORB        K6, K2, K3
+	VCMPPD.BCST $0x1d, C_EIGHT, Z2, K4
 	VCMPPD.BCST $0x12, C_M8, Z2, K2
-	VCMPPD.BCST $0x1e, C_NEGINF, Z2, K2, K2
 	KORB        K4, K2, K4
 	KORB        K3, K4, K2
 	KNOTB       K2, K2
@@ -398,6 +407,8 @@ loop:
 	MOVB        R9, (R8)(R10*1)
 	KMOVB       K4, R9
 	MOVB        R9, F_MASKS(SP)(R10*1)
+	TESTL       R9, R9
+	JZ          poly
 	MOVQ        F_CNT, R11
 	VCOMPRESSPD Z2, K4, Z20
 	VMOVUPD     Z20, F_TX(SP)(R11*8)
@@ -406,14 +417,17 @@ loop:
 	POPCNTL     R9, R9
 	ADDQ        R9, R11
 	MOVQ        R11, F_CNT
+
+poly:
 	KORTESTB    K3, K3
 	JZ          next
 
-	// y = x (right) or t = −x (left); k = int(y·8) or int(t·4) (0 on the
-	// lanes outside); u = 16·y − (2k+1) or 8·t − (2k+1); element index
-	// (k + leftPieces on the right lanes)·2·polyStride.
+	// y = x (right, band) or t = −x (left); k = int(y·8) (right) or
+	// int(y·4) (0 on the lanes outside); u = 16·y − (2k+1) or 8·y − (2k+1);
+	// element index (k + leftPieces on the right lanes)·2·polyStride: the
+	// band's lanes take the left tables' pieces at t = x, whose λ is M(x).
 	VPXORQ.BCST  C_SIGN, Z2, Z7
-	VMOVAPD      Z2, K1, Z7                     // y
+	VMOVAPD      Z2, K6, Z7                     // y
 	VBROADCASTSD C_FOUR, Z8
 	VBROADCASTSD C_EIGHT, K1, Z8                // each lane's scale
 	VMULPD       Z8, Z7, Z9
@@ -428,19 +442,49 @@ loop:
 	VMULPD       Z12, Z12, Z13                  // u⁴
 	VPADDQ.BCST  C_ILEFT, Z9, K1, Z9
 	VPMULLQ.BCST ·consts512+352(SB), Z9, Z9
-	VMOVDQU64    Z9, F_IDX(SP)
-	MOVQ         F_IDX+0(SP), R8
-	MOVQ         F_IDX+8(SP), R9
-	MOVQ         F_IDX+16(SP), R10
-	MOVQ         F_IDX+24(SP), R11
-	MOVQ         F_IDX+32(SP), R12
-	MOVQ         F_IDX+40(SP), R13
-	MOVQ         F_IDX+48(SP), R14
-	MOVQ         F_IDX+56(SP), DI
+	VMOVQ         X9, R8
+	VPEXTRQ       $1, X9, R9
+	VEXTRACTI64X2 $1, Z9, X10
+	VMOVQ         X10, R10
+	VPEXTRQ       $1, X10, R11
+	VEXTRACTI64X2 $2, Z9, X10
+	VMOVQ         X10, R12
+	VPEXTRQ       $1, X10, R13
+	VEXTRACTI64X2 $3, Z9, X10
+	VMOVQ         X10, R14
+	VPEXTRQ       $1, X10, DI
 
+	VEXTRACTF64X4 $1, Z11, Y8
+	VEXTRACTF64X4 $1, Z12, Y9
+	VEXTRACTF64X4 $1, Z13, Y10
+
+	// λ (M on the band's lanes) where the mode wants λ or there is a band.
+	TESTQ    $1, F_MODE
+	JNZ      lambda
+	KORTESTB K5, K5
+	JZ       logpart
+
+lambda:
+	ESTRIN8H(0)
+	KORTESTB K5, K5
+	JZ       lamout
+
+	// The band: q = φ(x)/M(x), λ = φ/(1 − q) and log Φ = log1p(−q) =
+	// (−q) − (−q)(−q)·½ (log1p's branch for 2⁻⁵⁴ ≤ |·| < 2⁻²⁹, which holds
+	// there: 6e−16 < Q(x) < 2⁻²⁹), into Z3 and Z26.
+	NPDF8(Z2, Z20, Z21, Z22, Y22, Z23)
+	VDIVPD       Z3, Z20, Z24                   // q
+	VBROADCASTSD C_ONE, Z25
+	VSUBPD       Z24, Z25, Z25
+	VDIVPD       Z25, Z20, K5, Z3               // φ/(1 − q)
+	VPXORQ.BCST  C_SIGN, Z24, Z24
+	VMULPD       Z24, Z24, Z25
+	VMULPD.BCST  C_HALF, Z25, Z25
+	VSUBPD       Z25, Z24, Z26
+
+lamout:
 	TESTQ   $1, F_MODE
 	JZ      logpart
-	ESTRIN8(0)                                  // λ
 	VMULPD  Z30, Z1, Z4                         // scale·s
 	VMULPD  Z3, Z4, Z4
 	VMOVUPD Z4, K3, (SI)(AX*1)
@@ -448,13 +492,14 @@ loop:
 logpart:
 	TESTQ       $2, F_MODE
 	JZ          next
-	ESTRIN8(96)                                 // G (left) or −log Φ (right)
+	ESTRIN8H(96)                                // G (left) or −log Φ (right)
 	VPXORQ.BCST C_SIGN, Z3, Z4                  // right: log Φ
 	VMULPD.BCST C_NEGHALF, Z2, Z5               // left: ((−0.5·x)·x − ½log 2π) + G
 	VMULPD      Z2, Z5, Z5
 	VSUBPD.BCST C_LOGSQRT2PI, Z5, Z5
 	VADDPD      Z3, Z5, Z5
 	VMOVAPD     Z4, K1, Z5
+	VMOVAPD     Z26, K5, Z5                     // the band
 	MOVQ        F_LP, R8
 	VMOVUPD     Z5, K3, (R8)(AX*1)
 
@@ -478,17 +523,15 @@ tloop:
 	VMOVUPD     F_TX+64(SP)(R12*8), Z16         // x, second group
 	VMOVUPD     F_TF(SP)(R12*8), Z2             // f
 	VMOVUPD     F_TF+64(SP)(R12*8), Z18
-	CLASS(Z0, K1, K2, K3)
-	CLASS(Z16, K4, K5, K6)
+	CLASS(Z0, K1, K3)
+	CLASS(Z16, K4, K6)
 
-	// φ where a lane needs it: the band and the right tail.
-	KORB     K2, K3, K7
-	KORB     K5, K7, K7
-	KORB     K6, K7, K7
+	// φ where a lane needs it: the right tail.
+	KORB     K3, K6, K7
 	KORTESTB K7, K7
 	JZ       nophi
-	NPDF8(Z0, Z3, Z10, Z11, Y11, Z12)
-	NPDF8(Z16, Z19, Z26, Z27, Y27, Z28)
+	NPDF8X(Z0, Z3, Z10, Z11, Y11, Z12)
+	NPDF8X(Z16, Z19, Z26, Z27, Y27, Z28)
 
 nophi:
 	// λ: φ (right tail), f (left tail); log Φ: −φ/f (right tail).
@@ -497,7 +540,7 @@ nophi:
 	VMOVAPD     Z19, Z20
 	VMOVAPD     Z18, K4, Z20
 	TESTQ       $2, R13
-	JZ          band
+	JZ          tstore
 	VPXORQ.BCST C_SIGN, Z3, Z5
 	VDIVPD      Z2, Z5, Z5
 	VPXORQ.BCST C_SIGN, Z19, Z21
@@ -514,22 +557,12 @@ nophi:
 
 leftb:
 	KORTESTB K4, K4
-	JZ       band
+	JZ       tstore
 	LOG8(Z18, Z22, Z22, Z23, Z24, Z25, Z26, Z27, Z28)
 	VMULPD.BCST C_NEGHALF, Z16, Z29
 	VMULPD      Z16, Z29, Z29
 	VSUBPD.BCST C_LOGSQRT2PI, Z29, Z29
 	VSUBPD      Z22, Z29, K4, Z21
-
-band:
-	KORTESTB K2, K2
-	JZ       banda
-	BAND8(Z0, K2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13, Z14)
-
-banda:
-	KORTESTB K5, K5
-	JZ       tstore
-	BAND8(Z16, K5, Z19, Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27, Z28, Z29, Z15)
 
 tstore:
 	VMULPD  F_TS(SP)(R12*8), Z30, Z6            // scale·s
@@ -588,9 +621,10 @@ done:
 //
 // Pass 1, per group of eight margins: out[j] += Φ(m_j) for −8 < m ≤ 0
 // (npdf(m)/M(−m)) and 0 < m < 8 (1/P(m)), as cdfRowsAVX2; lanes with
-// 8 ≤ |m| < tailMax are packed into the list; flags[j/8] gets a bit per
-// other lane. Pass 2: the packed lanes' Φ, 1 − φ(m)/f(m) on the right and
-// φ(m)/f(−m) on the left (normCDF's tails). Pass 3 adds them to out.
+// |m| ≥ 8 are packed into the list; flags[j/8] gets a bit per other lane
+// (NaN). Pass 2: the packed lanes' Φ, 1 − φ(m)/f(m) on the right and
+// φ(m)/f(−m) on the left (normCDF's tails, 1 and 0 where φ underflows).
+// Pass 3 adds them to out.
 TEXT ·cdfRowsAVX512(SB), 0, $11712-56
 	MOVQ   out_base+0(FP), DX
 	MOVQ   m_base+24(FP), SI
@@ -600,7 +634,6 @@ TEXT ·cdfRowsAVX512(SB), 0, $11712-56
 	MOVQ   $0, F_CNT
 	LEAQ   ·cdfTab(SB), BX
 	VPXORQ Z31, Z31, Z31
-	PAIRMASKS
 	SHLQ   $3, CX
 	XORQ   AX, AX
 	TESTQ  CX, CX
@@ -610,7 +643,7 @@ cloop:
 	VMOVUPD (SI)(AX*1), Z2                      // x = m
 
 	// K1 = right (0 < x < 8), K2 = left (−8 < x ≤ 0), K3 = either;
-	// K4 = packed (8 ≤ |x| < tailMax).
+	// K4 = packed (|x| ≥ 8).
 	VCMPPD      $0x1e, Z31, Z2, K1
 	VCMPPD.BCST $0x11, C_EIGHT, Z2, K1, K1
 	VCMPPD      $0x12, Z31, Z2, K2
@@ -618,7 +651,6 @@ cloop:
 	KORB        K1, K2, K3
 	VPANDQ.BCST C_ABS, Z2, Z7
 	VCMPPD.BCST $0x1d, C_EIGHT, Z7, K4
-	VCMPPD.BCST $0x11, C_TAILMAX, Z7, K4, K4
 	KORB        K3, K4, K2
 	KNOTB       K2, K2
 	KMOVB       K2, R9
@@ -628,12 +660,16 @@ cloop:
 	MOVB        R9, (R8)(R10*1)
 	KMOVB       K4, R9
 	MOVB        R9, F_MASKS(SP)(R10*1)
+	TESTL       R9, R9
+	JZ          cpoly
 	MOVQ        F_CNT, R11
 	VCOMPRESSPD Z2, K4, Z20
 	VMOVUPD     Z20, F_TX(SP)(R11*8)
 	POPCNTL     R9, R9
 	ADDQ        R9, R11
 	MOVQ        R11, F_CNT
+
+cpoly:
 	KORTESTB    K3, K3
 	JZ          cnext
 
@@ -650,16 +686,21 @@ cloop:
 	VMULPD       Z12, Z12, Z13
 	VPADDQ.BCST  C_ILEFT, Z9, K1, Z9
 	VPMULLQ.BCST ·consts512+360(SB), Z9, Z9
-	VMOVDQU64    Z9, F_IDX(SP)
-	MOVQ         F_IDX+0(SP), R8
-	MOVQ         F_IDX+8(SP), R9
-	MOVQ         F_IDX+16(SP), R10
-	MOVQ         F_IDX+24(SP), R11
-	MOVQ         F_IDX+32(SP), R12
-	MOVQ         F_IDX+40(SP), R13
-	MOVQ         F_IDX+48(SP), R14
-	MOVQ         F_IDX+56(SP), DI
-	ESTRIN8(0)                                  // M(−x) (left) or P(x) (right)
+	VMOVQ         X9, R8
+	VPEXTRQ       $1, X9, R9
+	VEXTRACTI64X2 $1, Z9, X10
+	VMOVQ         X10, R10
+	VPEXTRQ       $1, X10, R11
+	VEXTRACTI64X2 $2, Z9, X10
+	VMOVQ         X10, R12
+	VPEXTRQ       $1, X10, R13
+	VEXTRACTI64X2 $3, Z9, X10
+	VMOVQ         X10, R14
+	VPEXTRQ       $1, X10, DI
+	VEXTRACTF64X4 $1, Z11, Y8
+	VEXTRACTF64X4 $1, Z12, Y9
+	VEXTRACTF64X4 $1, Z13, Y10
+	ESTRIN8H(0)                                 // M(−x) (left) or P(x) (right)
 	NPDF8(Z2, Z0, Z1, Z4, Y4, Z6)               // npdf(x)
 	VDIVPD       Z3, Z0, Z0                     // left: npdf(x)/M(−x)
 	VBROADCASTSD C_ONE, Z6
@@ -687,8 +728,8 @@ ctloop:
 	VMOVUPD F_TX+64(SP)(R12*8), Z16
 	VMOVUPD F_TF(SP)(R12*8), Z2
 	VMOVUPD F_TF+64(SP)(R12*8), Z18
-	NPDF8(Z0, Z3, Z10, Z11, Y11, Z12)
-	NPDF8(Z16, Z19, Z26, Z27, Y27, Z28)
+	NPDF8X(Z0, Z3, Z10, Z11, Y11, Z12)
+	NPDF8X(Z16, Z19, Z26, Z27, Y27, Z28)
 	VDIVPD       Z2, Z3, Z3                     // φ/f
 	VDIVPD       Z18, Z19, Z19
 	VCMPPD       $0x1e, Z31, Z0, K1             // right: 1 − φ/f
