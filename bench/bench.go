@@ -1,9 +1,10 @@
 // Package bench measures wcmc's hot kernels — the Albert–Chib Gibbs sweep,
-// the truncated-normal latent draws, the batched probit gradient, SGLD and
-// WVCMC iterations, parallel workers — each next to the hardware bound
-// that limits it, measured in the same run and interleaved with it (a
-// plain read of the design matrix, plain normal draws, a plain BLAS
-// matrix product of the same shapes), so that the ratio stays meaningful
+// the truncated-normal latent draws, the batched probit gradient, the
+// probit special functions, SGLD and WVCMC iterations, parallel workers —
+// each next to the hardware bound that limits it, measured in the same run
+// and interleaved with it (a plain read of the design matrix, plain normal
+// draws, a plain BLAS matrix product of the same shapes, the same
+// arithmetic at the core's vector peak), so that the ratio stays meaningful
 // on a busy machine. It also times the kernels over a range of sizes (N,
 // d, K and S) for a log-log scaling plot.
 //
@@ -133,7 +134,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	b := &suite{cfg: cfg, s: s, r: r, ctx: ctx}
 	steps := []func() error{
-		b.gibbs, b.latent, b.truncated, b.gradient, b.sgld, b.wvcmc, b.parallel,
+		b.gibbs, b.latent, b.truncated, b.gradient, b.special, b.sgld, b.wvcmc, b.parallel,
 		b.scaleN, b.scaleD, b.scaleS, b.scaleK,
 	}
 	for _, step := range steps {

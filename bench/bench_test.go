@@ -36,7 +36,7 @@ func TestRunTiny(t *testing.T) {
 			}
 		}
 		switch k.Name {
-		case "Gibbs sweep", "SGLD iteration", "WVCMC value + gradient":
+		case "Gibbs sweep", "SGLD iteration", "WVCMC value + gradient", specialName:
 			if k.Allocs != 0 {
 				t.Errorf("%s %s: %v allocations per operation", k.Name, k.Size, k.Allocs)
 			}
@@ -47,7 +47,7 @@ func TestRunTiny(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"Gibbs sweep", "truncated-normal latent draws", "StdNormalAbove (one call)",
-		"probit gradient (batched)", "probit log-joint + gradient (fused)", "SGLD iteration",
+		"probit gradient (batched)", "probit log-joint + gradient (fused)", specialName, "SGLD iteration",
 		"WVCMC value + gradient", "K workers in parallel"} {
 		if !names[want] {
 			t.Errorf("no %q in the report", want)
@@ -68,6 +68,22 @@ func TestRunTiny(t *testing.T) {
 	}
 	if want := len(tinySizes().wvcmc); wv != want {
 		t.Errorf("%d WVCMC rows, want %d (d = 5 and d = 30)", wv, want)
+	}
+	// Two special-function rows (fitted and tail margins), each with its
+	// bound where the machine has the vector peaks.
+	_, _, _, hasDiv := divisionPeak()
+	var sp int
+	for _, k := range r.Kernels {
+		if k.Name != specialName {
+			continue
+		}
+		sp++
+		if hasPeak && hasDiv && (k.Bound == "" || !(k.BoundTime > 0) || math.Abs(k.BoundRate*k.BoundTime.Seconds()/float64(tinySizes().specialN)-1) > 1e-12) {
+			t.Errorf("special functions %s: bound %q, time %v, rate %v", k.Size, k.Bound, k.BoundTime, k.BoundRate)
+		}
+	}
+	if sp != 2 {
+		t.Errorf("%d special-function rows, want 2", sp)
 	}
 	if len(r.Scaling) != 4 {
 		t.Fatalf("%d scaling series, want 4 (N, d, S, K)", len(r.Scaling))

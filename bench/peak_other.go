@@ -7,3 +7,8 @@ package bench
 func vectorPeak() (run func(rounds int), flopsPerRound float64, name string, ok bool) {
 	return nil, 0, "", false
 }
+
+// divisionPeak has no vector kernel on this platform either.
+func divisionPeak() (run func(rounds int), perRound float64, name string, ok bool) {
+	return nil, 0, "", false
+}

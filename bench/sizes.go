@@ -16,6 +16,7 @@ type sizes struct {
 	scaleKSamples       int
 	sgldN, sgldBatch    int
 	wvcmc               []wvcmcCase
+	specialN            int // margins in a row of the special-function rows
 	parN, parK, parS    int
 	truncA              []float64
 	normalDraws         int
@@ -49,6 +50,7 @@ func fullSizes(quick bool) *sizes {
 		// probit-snr (Fig. 5) and the MNIST experiments (Figs. 10–11).
 		wvcmc: []wvcmcCase{{8500, 5, 1000, 20}, {12665, 30, 500, 10}},
 		parN:  8500, parK: 20, parS: 500,
+		specialN:    4096,
 		truncA:      []float64{-1, -0.25, 0, 0.1, 1, 40},
 		normalDraws: 8500,
 		burnin:      20,

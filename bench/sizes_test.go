@@ -16,6 +16,7 @@ func tinySizes() *sizes {
 		sgldN: 300, sgldBatch: 10,
 		wvcmc: []wvcmcCase{{300, 5, 30, 3}, {200, 30, 60, 3}},
 		parN:  300, parK: 3, parS: 5,
+		specialN:    64,
 		truncA:      []float64{-1, 0, 2},
 		normalDraws: 300,
 		burnin:      2,

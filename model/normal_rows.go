@@ -9,14 +9,17 @@ import "math"
 // time are evaluated with the arithmetic of the scalar code, operation for
 // operation (the same coefficients, the same Estrin scheme by fused
 // multiply-adds, the same rounding of every product, the same
-// continued-fraction depth, and φ's exponential as the Go runtime computes
-// it): the polynomial ranges −8 < x < 6 (and Φ's −8 < x < 8) and, for λ and
-// log Φ, the right tail 8 ≤ x < tailMax. The other margins are finished one
-// by one by the scalar functions, and sums are added in order of j. The
-// results are therefore bit-identical to the generic loops below, which are
-// used elsewhere and for the last len(row) mod 4 margins
-// (TestRowFunctionsVectorGeneric, TestRowFunctionsTail,
-// TestCDFRowVectorGeneric).
+// continued-fraction depth, and φ's exponential and log as the Go runtime
+// computes them): the polynomial ranges −8 < x < 6 (and Φ's −8 < x < 8)
+// and, for λ and log Φ, the right tail 8 ≤ x < tailMax. Where it also has
+// AVX-512 (normal_rows512_amd64.s), eight at a time, and every margin but
+// NaN: the band 6 ≤ x < 8, the left tail x ≤ −8 and the right tail beyond
+// tailMax of λ and log Φ, and Φ's tails |x| ≥ 8 as well. The other margins
+// are finished one by one by the scalar functions, and sums are added in
+// order of j. The results are therefore bit-identical to the generic loops
+// below, which are used elsewhere and for the last len(row) mod 4 (or 8)
+// margins (TestRowFunctionsVectorGeneric, TestRowFunctionsTail,
+// TestCDFRowVectorGeneric, each for every kernel the CPU has).
 
 // Modes of polyRows: which outputs it writes.
 const (
@@ -78,15 +81,16 @@ func invMillsRow(row, sg []float64, scale float64) {
 	sg = sg[:len(row)]
 	n := 0
 	if usePolyRows {
-		n = len(row) &^ 3
+		w := polyGroup()
+		n = len(row) &^ (w - 1)
 		var out [polyChunk / 4]uint8
 		for c0 := 0; c0 < n; c0 += polyChunk {
 			r, s := row[c0:min(c0+polyChunk, n)], sg[c0:min(c0+polyChunk, n)]
 			polyRows(r, s, scale, nil, &out[0], polyLam)
-			for g, o := range out[:len(r)/4] {
+			for g, o := range out[:len(r)/w] {
 				for b := 0; o != 0; b, o = b+1, o>>1 {
 					if o&1 != 0 {
-						j := 4*g + b
+						j := w*g + b
 						r[j] = scale * s[j] * InvMills(s[j]*r[j])
 					}
 				}
@@ -107,6 +111,28 @@ func logPhiMillsRow(row, sg []float64, scale float64) float64 {
 	return logPhiRows(row, sg, scale, polyLog|polyLam)
 }
 
+// LogPhiInvMillsRow is the special-function work of the probit log-joint
+// and gradient on one row of margins: it sets row[j] = scale·s_j·λ(x_j),
+// x_j = s_j·row[j], s = sg, and returns Σ_j log Φ(x_j), added in order of
+// j, with the vector kernel in use (RowKernel). It panics if sg is shorter
+// than row.
+func LogPhiInvMillsRow(row, sg []float64, scale float64) float64 {
+	return logPhiMillsRow(row, sg, scale)
+}
+
+// RowKernel names the implementation of the row special functions in use:
+// "AVX-512", "AVX2" (the vector kernels) or "portable" (the Go loops). All
+// give the same results.
+func RowKernel() string {
+	switch {
+	case useRows512:
+		return "AVX-512"
+	case usePolyRows:
+		return "AVX2"
+	}
+	return "portable"
+}
+
 // logPhiRows is logPhiRow (mode polyLog) and logPhiMillsRow (mode
 // polyLog|polyLam).
 func logPhiRows(row, sg []float64, scale float64, mode int) float64 {
@@ -114,18 +140,19 @@ func logPhiRows(row, sg []float64, scale float64, mode int) float64 {
 	var sum float64
 	n := 0
 	if usePolyRows {
-		n = len(row) &^ 3
+		w := polyGroup()
+		n = len(row) &^ (w - 1)
 		var lp [polyChunk]float64
 		var out [polyChunk / 4]uint8
 		for c0 := 0; c0 < n; c0 += polyChunk {
 			r, s := row[c0:min(c0+polyChunk, n)], sg[c0:min(c0+polyChunk, n)]
 			polyRows(r, s, scale, &lp[0], &out[0], mode)
-			for g, o := range out[:len(r)/4] {
+			for g, o := range out[:len(r)/w] {
 				for b := 0; o != 0; b, o = b+1, o>>1 {
 					if o&1 == 0 {
 						continue
 					}
-					j := 4*g + b
+					j := w*g + b
 					x := s[j] * r[j]
 					if mode&polyLam == 0 {
 						lp[j] = LogPhi(x)
@@ -225,15 +252,16 @@ func cdfRowAdd(out, m []float64) {
 	out = out[:len(m)]
 	n := 0
 	if usePolyRows {
-		n = len(m) &^ 3
+		w := polyGroup()
+		n = len(m) &^ (w - 1)
 		var flags [polyChunk / 4]uint8
 		for c0 := 0; c0 < n; c0 += polyChunk {
 			o, r := out[c0:min(c0+polyChunk, n)], m[c0:min(c0+polyChunk, n)]
 			cdfRows(o, r, &flags[0])
-			for g, f := range flags[:len(r)/4] {
+			for g, f := range flags[:len(r)/w] {
 				for b := 0; f != 0; b, f = b+1, f>>1 {
 					if f&1 != 0 {
-						o[4*g+b] += normCDF(r[4*g+b])
+						o[w*g+b] += normCDF(r[w*g+b])
 					}
 				}
 			}

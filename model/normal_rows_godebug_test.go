@@ -18,7 +18,7 @@ func TestRowKernelsUnderGODEBUG(t *testing.T) {
 	if os.Getenv("WCMC_CHILD_GODEBUG") != "" {
 		t.Skip("already the child")
 	}
-	for _, debug := range []string{"cpu.avx=off", "cpu.fma=off", "cpu.avx2=off"} {
+	for _, debug := range []string{"cpu.avx=off", "cpu.fma=off", "cpu.avx2=off", "cpu.avx512f=off"} {
 		cmd := exec.Command(os.Args[0], "-test.run=^(TestRowFunctionsVectorGeneric|TestRowFunctionsTail|TestRowFunctionsFiniteSum|TestCDFRowVectorGeneric)$", "-test.count=1")
 		cmd.Env = append(os.Environ(), "GODEBUG="+debug, "WCMC_CHILD_GODEBUG=1")
 		if out, err := cmd.CombinedOutput(); err != nil {

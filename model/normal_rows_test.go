@@ -12,7 +12,8 @@ import (
 func rowMargins(rng *rand.Rand, n int) (ms, sg []float64) {
 	edges := []float64{0, math.Copysign(0, -1), rightPolyMax, tailSwitch, math.Inf(1), math.Inf(-1), math.NaN(),
 		math.Nextafter(rightPolyMax, 0), math.Nextafter(rightPolyMax, 10), math.Nextafter(tailSwitch, 0),
-		math.Nextafter(tailSwitch, -10), 5e-324, -5e-324, 0.125, -0.25, 38.7, -40}
+		math.Nextafter(tailSwitch, -10), 5e-324, -5e-324, 0.125, -0.25, 38.7, -40, tailMax, -tailMax,
+		math.Nextafter(tailMax, 0), -1e200, -math.MaxFloat64, math.MaxFloat64, 7.99, 6.01}
 	ms, sg = make([]float64, n), make([]float64, n)
 	for i := range ms {
 		switch r := rng.Float64(); {
@@ -37,16 +38,60 @@ func sameBits(a, b float64) bool {
 	return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
 }
 
-// TestRowFunctionsVectorGeneric checks that the row functions, with the
-// vector kernel where the CPU has one, give bit for bit the values and sums
-// of the generic loops, at every length around the kernel's group (4) and
-// chunk (polyChunk) sizes.
-func TestRowFunctionsVectorGeneric(t *testing.T) {
-	if !usePolyRows {
+// rowKernels returns the implementations of the row functions this machine
+// runs, fastest first: "avx512" and "avx2" (the vector kernels, where the
+// CPU has them) and "generic" (the loops of normal_rows.go).
+func rowKernels() []string {
+	var ks []string
+	if hasRows512 {
+		ks = append(ks, "avx512")
+	}
+	if hasPolyRows {
+		ks = append(ks, "avx2")
+	}
+	return append(ks, "generic")
+}
+
+// vectorKernels returns rowKernels without the generic loops.
+func vectorKernels() []string {
+	ks := rowKernels()
+	return ks[:len(ks)-1]
+}
+
+// useRowKernel makes the row functions run the implementation name (one of
+// rowKernels) until the function it returns restores the previous one.
+func useRowKernel(name string) (restore func()) {
+	u, w := usePolyRows, useRows512
+	usePolyRows, useRows512 = name != "generic", name == "avx512"
+	return func() { usePolyRows, useRows512 = u, w }
+}
+
+// forVectorKernels runs f as a subtest with each vector kernel in use, and
+// skips t where there is none.
+func forVectorKernels(t *testing.T, f func(t *testing.T)) {
+	ks := vectorKernels()
+	if len(ks) == 0 {
 		t.Skip("no vector kernel on this CPU or build: the row functions are the generic loops")
 	}
+	for _, k := range ks {
+		t.Run(k, func(t *testing.T) {
+			defer useRowKernel(k)()
+			f(t)
+		})
+	}
+}
+
+// TestRowFunctionsVectorGeneric checks that the row functions, with each
+// vector kernel the CPU has, give bit for bit the values and sums of the
+// generic loops, at every length around the kernels' groups (4 and 8) and
+// chunk (polyChunk) sizes.
+func TestRowFunctionsVectorGeneric(t *testing.T) {
+	forVectorKernels(t, testRowFunctionsVectorGeneric)
+}
+
+func testRowFunctionsVectorGeneric(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	for _, n := range []int{0, 1, 3, 4, 5, 7, 8, 13, 255, 256, 257, 260, 513, 2000} {
+	for _, n := range []int{0, 1, 3, 4, 5, 7, 8, 9, 13, 15, 16, 17, 255, 256, 257, 260, 263, 264, 513, 2000} {
 		for rep := range 5 {
 			ms, sg := rowMargins(rng, n)
 			scale := []float64{1, 0.37, -2.5, 1e-3, 3}[rep]
@@ -84,19 +129,25 @@ func TestRowFunctionsVectorGeneric(t *testing.T) {
 	}
 }
 
-// TestRowFunctionsTail walks the right tail, where the kernel evaluates
-// the continued fraction (8 ≤ x < tailMax), and its edges finely, against
-// the generic loops.
+// TestRowFunctionsTail walks the tails, where the kernels evaluate the
+// continued fraction (8 ≤ x < tailMax, and x ≤ −8 in the AVX-512 kernel),
+// the band 6 ≤ x < 8 and their edges finely, against the generic loops.
 func TestRowFunctionsTail(t *testing.T) {
-	if !usePolyRows {
-		t.Skip("no vector kernel on this CPU or build")
-	}
+	forVectorKernels(t, testRowFunctionsTail)
+}
+
+func testRowFunctionsTail(t *testing.T) {
 	var ms []float64
-	for x := 5.9; x < 40; x += 1.3e-3 {
+	for x := 5.9; x < 41; x += 1.3e-3 {
 		ms = append(ms, x, -x)
 	}
-	ms = append(ms, -tailSwitch, math.Nextafter(-tailSwitch, 0), tailMax, math.Nextafter(tailMax, 0), 0, 0, 0)
-	ms = ms[:len(ms)&^3]
+	for x := 40.0; x < 1e300; x *= 1.37 {
+		ms = append(ms, -x)
+	}
+	ms = append(ms, -tailSwitch, math.Nextafter(-tailSwitch, 0), tailSwitch, math.Nextafter(tailSwitch, -10),
+		tailMax, math.Nextafter(tailMax, 0), rightPolyMax, math.Nextafter(rightPolyMax, 0), 40, math.Nextafter(40, 41),
+		math.Inf(1), math.Inf(-1), math.MaxFloat64, 0, 0, 0)
+	ms = ms[:len(ms)&^7]
 	sg := make([]float64, len(ms))
 	for i := range sg {
 		sg[i] = 1
@@ -120,12 +171,17 @@ func TestRowFunctionsTail(t *testing.T) {
 			t.Fatalf("x = %v: λ %v, generic %v", ms[j], got[j], want[j])
 		}
 	}
-	// Per margin, the terms of the sum, so that no difference hides in it.
+	// Per margin, the terms of the sum, so that no difference hides in it:
+	// a group of either kernel whose other margins add log Φ(50) = −0.
+	one := []float64{1, 1, 1, 1, 1, 1, 1, 1}
 	for _, x := range ms {
-		row := []float64{x, x, x, x}
-		one := []float64{1, 1, 1, 1}
+		row := []float64{x, 50, 50, 50, 50, 50, 50, 50}
 		if g, w := logPhiRow(row, one), logPhiRowAcc(0, row, one); !sameBits(g, w) {
-			t.Fatalf("x = %v: 4 log Φ = %v, generic %v", x, g, w)
+			t.Fatalf("x = %v: log Φ = %v, generic %v", x, g, w)
+		}
+		w := logPhiMillsRowAcc(0, append([]float64(nil), row...), one, 1)
+		if g := logPhiMillsRow(row, one, 1); !sameBits(g, w) {
+			t.Fatalf("x = %v: log Φ (with λ) = %v, generic %v", x, g, w)
 		}
 	}
 }
@@ -133,6 +189,10 @@ func TestRowFunctionsTail(t *testing.T) {
 // TestRowFunctionsFiniteSum checks the vector sums on margins without NaN
 // or infinities, where a wrong lane could not hide behind a NaN total.
 func TestRowFunctionsFiniteSum(t *testing.T) {
+	forVectorKernels(t, testRowFunctionsFiniteSum)
+}
+
+func testRowFunctionsFiniteSum(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	ms, sg := make([]float64, 1001), make([]float64, 1001)
 	for i := range ms {
@@ -148,9 +208,10 @@ func TestRowFunctionsFiniteSum(t *testing.T) {
 }
 
 // BenchmarkRowFunctions times the row functions per margin (ns/op is per
-// margin) on margins drawn like a fitted probit model's (as
-// BenchmarkNormalFuncs), with the vector kernel where there is one
-// ("rows") and the generic loops.
+// margin) with each implementation the machine runs (rowKernels) on
+// margins drawn like a fitted probit model's (as BenchmarkNormalFuncs),
+// like a confident model's (-tail) and like a poorly fitting map's
+// (-wide).
 func BenchmarkRowFunctions(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const n = 4096
@@ -166,39 +227,48 @@ func BenchmarkRowFunctions(b *testing.B) {
 	for i := range tail {
 		tail[i] = 8 + 20*rng.Float64()
 	}
+	// Margins of a poorly fitting map at high dimension: wide on both
+	// sides, a third beyond the polynomial ranges.
+	wide := make([]float64, n)
+	for i := range wide {
+		wide[i] = 12 * rng.NormFloat64()
+	}
 	row := make([]float64, n)
 	for _, c := range []struct {
 		name string
 		f    func()
 	}{
-		{"invMills/rows", func() { copy(row, ms); invMillsRow(row, sg, 1) }},
-		{"invMills/generic", func() { copy(row, ms); invMillsRowGeneric(row, sg, 1) }},
-		{"logPhi/rows", func() { sink = logPhiRow(ms, sg) }},
-		{"logPhi/generic", func() { sink = logPhiRowAcc(0, ms, sg) }},
-		{"logPhiMills/rows", func() { copy(row, ms); sink = logPhiMillsRow(row, sg, 1) }},
-		{"logPhiMills/generic", func() { copy(row, ms); sink = logPhiMillsRowAcc(0, row, sg, 1) }},
-		{"logPhiMills-tail/rows", func() { copy(row, tail); sink = logPhiMillsRow(row, sg, 1) }},
-		{"logPhiMills-tail/generic", func() { copy(row, tail); sink = logPhiMillsRowAcc(0, row, sg, 1) }},
+		{"invMills", func() { copy(row, ms); invMillsRow(row, sg, 1) }},
+		{"logPhi", func() { sink = logPhiRow(ms, sg) }},
+		{"logPhiMills", func() { copy(row, ms); sink = logPhiMillsRow(row, sg, 1) }},
+		{"invMills-tail", func() { copy(row, tail); invMillsRow(row, sg, 1) }},
+		{"logPhiMills-tail", func() { copy(row, tail); sink = logPhiMillsRow(row, sg, 1) }},
+		{"invMills-wide", func() { copy(row, wide); invMillsRow(row, sg, 1) }},
+		{"logPhiMills-wide", func() { copy(row, wide); sink = logPhiMillsRow(row, sg, 1) }},
 	} {
-		b.Run(c.name, func(b *testing.B) {
-			for b.Loop() {
-				c.f()
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/margin")
-		})
+		for _, k := range rowKernels() {
+			b.Run(c.name+"/"+k, func(b *testing.B) {
+				defer useRowKernel(k)()
+				for b.Loop() {
+					c.f()
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/margin")
+			})
+		}
 	}
 }
 
-// TestCDFRowVectorGeneric checks that cdfRowAdd, with the vector kernel
-// where there is one, adds bit for bit what out[j] += normCDF(m[j]) adds,
-// over margins in every branch and lengths around the group and chunk
-// sizes, onto nonzero sums.
+// TestCDFRowVectorGeneric checks that cdfRowAdd, with each vector kernel
+// the CPU has, adds bit for bit what out[j] += normCDF(m[j]) adds, over
+// margins in every branch and lengths around the group and chunk sizes,
+// onto nonzero sums.
 func TestCDFRowVectorGeneric(t *testing.T) {
-	if !usePolyRows {
-		t.Skip("no vector kernel on this CPU or build: cdfRowAdd is the generic loop")
-	}
+	forVectorKernels(t, testCDFRowVectorGeneric)
+}
+
+func testCDFRowVectorGeneric(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	for _, n := range []int{0, 1, 3, 4, 5, 8, 13, 255, 256, 257, 1000} {
+	for _, n := range []int{0, 1, 3, 4, 5, 7, 8, 9, 13, 16, 255, 256, 257, 1000} {
 		for range 4 {
 			ms, _ := rowMargins(rng, n)
 			got, want := make([]float64, n), make([]float64, n)
@@ -217,10 +287,10 @@ func TestCDFRowVectorGeneric(t *testing.T) {
 			}
 		}
 	}
-	// Every margin of the left range, finely: the exponential's reduction
-	// and scaling at every exponent.
-	ms := make([]float64, 0, 64001)
-	for x := -7.9999; x <= 8; x += 2.5e-4 {
+	// Every margin of the polynomial ranges and the tails, finely: the
+	// exponential's reduction and scaling at every exponent.
+	ms := make([]float64, 0, 330001)
+	for x := -41.0; x <= 41; x += 2.5e-4 {
 		ms = append(ms, x)
 	}
 	got, want := make([]float64, len(ms)), make([]float64, len(ms))
@@ -233,29 +303,30 @@ func TestCDFRowVectorGeneric(t *testing.T) {
 	}
 }
 
-// BenchmarkCDFRow times cdfRowAdd per margin on margins like a predictive
-// distribution's θᵀu (N(0, 2.1²)), against the generic loop.
+// BenchmarkCDFRow times cdfRowAdd per margin with each implementation on
+// margins like a predictive distribution's θᵀu (N(0, 2.1²)) and like a
+// confident model's (-wide: N(0, 12²)).
 func BenchmarkCDFRow(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const n = 4096
-	ms, out := make([]float64, n), make([]float64, n)
+	ms, wide, out := make([]float64, n), make([]float64, n), make([]float64, n)
 	for i := range ms {
-		ms[i] = 2.1 * rng.NormFloat64()
+		ms[i], wide[i] = 2.1*rng.NormFloat64(), 12*rng.NormFloat64()
 	}
-	b.Run("rows", func(b *testing.B) {
-		for b.Loop() {
-			cdfRowAdd(out, ms)
+	for _, c := range []struct {
+		name string
+		m    []float64
+	}{{"normal", ms}, {"wide-tail", wide}} {
+		for _, k := range rowKernels() {
+			b.Run(c.name+"/"+k, func(b *testing.B) {
+				defer useRowKernel(k)()
+				for b.Loop() {
+					cdfRowAdd(out, c.m)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/margin")
+			})
 		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/margin")
-	})
-	b.Run("generic", func(b *testing.B) {
-		for b.Loop() {
-			for j, mv := range ms {
-				out[j] += normCDF(mv)
-			}
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/margin")
-	})
+	}
 }
 
 // TestUnderflowShortcut checks that the far tails, where φ(x) underflows
@@ -272,5 +343,25 @@ func TestUnderflowShortcut(t *testing.T) {
 		if !sameBits(normCDF(x), 1-phi/f) || !sameBits(normCDF(-x), phi/f) {
 			t.Fatalf("x = %v: Φ(±x) = %v, %v; formula %v, %v", x, normCDF(x), normCDF(-x), 1-phi/f, phi/f)
 		}
+	}
+}
+
+// TestBandLog1pBranch checks what the AVX-512 kernel relies on in the band
+// 6 ≤ x < 8: there q = φ(x)/M(x) = Q(x), as the scalar functions compute
+// it, lies in [2⁻⁵⁴, 2⁻²⁹), where math.Log1p(−q) returns
+// (−q) − (−q)(−q)·½, which the kernel computes.
+func TestBandLog1pBranch(t *testing.T) {
+	for x := rightPolyMax; x < -tailSwitch; x += 1e-5 {
+		q := npdf(x) / polyLeft(&invMillsPoly, x)
+		if !(q >= 0x1p-54 && q < 0x1p-29) {
+			t.Fatalf("x = %v: q = %v outside [2⁻⁵⁴, 2⁻²⁹)", x, q)
+		}
+		if lp, series := math.Log1p(-q), -q-(-q)*(-q)*0.5; lp != series {
+			t.Fatalf("x = %v: log1p(−q) = %v, series %v", x, lp, series)
+		}
+	}
+	x := math.Nextafter(-tailSwitch, 0)
+	if q := npdf(x) / polyLeft(&invMillsPoly, x); !(q >= 0x1p-54) {
+		t.Fatalf("x = %v: q = %v below 2⁻⁵⁴", x, q)
 	}
 }

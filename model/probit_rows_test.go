@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -74,7 +75,9 @@ func TestRowPathIsBitIdenticalToTilePath(t *testing.T) {
 
 // BenchmarkLogJointGradPaths times the fused log-joint and gradient on
 // the row path and on the tile path at the paper's small-d size (probit
-// d = 5, N = 8500, S = T = 1000 under NOMA); ns/op is one evaluation.
+// d = 5, N = 8500, S = T = 1000 under NOMA), the row path with each
+// implementation of the special functions (rowKernels); ns/op is one
+// evaluation.
 func BenchmarkLogJointGradPaths(b *testing.B) {
 	for _, c := range []struct{ n, d, s int }{{8500, 5, 1000}} {
 		rng := rand.New(rand.NewPCG(1, 1))
@@ -91,14 +94,18 @@ func BenchmarkLogJointGradPaths(b *testing.B) {
 			}
 		}
 		lj, g := make([]float64, c.s), mat.NewDense(c.s, c.d, nil)
-		for _, tiles := range []bool{false, true} {
-			name := "rows"
-			if tiles {
-				name = "tiles"
-			}
-			b.Run(fmt.Sprintf("N=%d/d=%d/S=%d/%s", c.n, c.d, c.s, name), func(b *testing.B) {
-				tilesOnly = tiles
+		var paths []string
+		for _, k := range rowKernels() {
+			paths = append(paths, "rows-"+k)
+		}
+		for _, path := range append(paths, "tiles") {
+			b.Run(fmt.Sprintf("N=%d/d=%d/S=%d/%s", c.n, c.d, c.s, path), func(b *testing.B) {
+				kernel, rows := strings.CutPrefix(path, "rows-")
+				tilesOnly = !rows
 				defer func() { tilesOnly = false }()
+				if rows {
+					defer useRowKernel(kernel)()
+				}
 				p.LogJointGrad(lj, g, theta)
 				b.ReportAllocs()
 				b.ResetTimer()
