@@ -439,6 +439,7 @@ func TestLinkRoundTripPilots(t *testing.T) {
 		func(l *Link) { l.CSIGain = []float64{1} },
 		func(l *Link) { l.CSINoise[0] = -1 },
 		func(l *Link) { l.Pilots.Samples++ },
+		func(l *Link) { l.Pilots, l.PilotBoostDB = nil, 3 },
 	} {
 		l, _ := ParseLink(b)
 		bad(&l)

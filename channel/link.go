@@ -73,12 +73,14 @@ type Link struct {
 	Budget     int         `json:"budget,omitempty"`
 	// Block fading and charged pilots (docs/MATH.md note 20): the sample
 	// blocks per channel realisation (omitted for 1), how the pilots split
-	// the budget, and what the server knows of each worker's estimate
-	// error (Received.CSIGain, CSINoise).
-	Coherence int          `json:"coherence,omitempty"`
-	Pilots    *PilotBudget `json:"pilots,omitempty"`
-	CSIGain   []float64    `json:"csi_gain,omitempty"`
-	CSINoise  []float64    `json:"csi_noise,omitempty"`
+	// the budget, the pilots' SNR over the data SNR in dB, and what the
+	// server knows of each worker's estimate error (Received.CSIGain,
+	// CSINoise).
+	Coherence    int          `json:"coherence,omitempty"`
+	Pilots       *PilotBudget `json:"pilots,omitempty"`
+	PilotBoostDB float64      `json:"pilot_boost_db,omitempty"`
+	CSIGain      []float64    `json:"csi_gain,omitempty"`
+	CSINoise     []float64    `json:"csi_noise,omitempty"`
 }
 
 // NewLink describes rx, sent over cfg with the given seed, its signal
@@ -93,7 +95,7 @@ func NewLink(cfg Config, rx *Received, seed uint64) Link {
 		PilotSNRdB: cfg.CSI.PilotSNRdB, PeakPower: cfg.Control.PeakPower, Gain: rx.Gain,
 		Outage: outageBlocks(rx.Outage), Residual: rx.Residual,
 		Centre: rx.Mean != nil, Mean: rx.Mean, MeanVar: rx.MeanVar, MeanBits: rx.MeanBits, MeanBlocks: rx.MeanBlocks, Budget: rx.Budget,
-		Pilots: rx.Pilots, CSIGain: rx.CSIGain, CSINoise: rx.CSINoise,
+		Pilots: rx.Pilots, PilotBoostDB: cfg.Pilots.BoostDB, CSIGain: rx.CSIGain, CSINoise: rx.CSINoise,
 	}
 	if cfg.Coherence > 1 {
 		l.Coherence = cfg.Coherence
@@ -348,7 +350,8 @@ func (l Link) checkCentre() error {
 
 // checkCSI checks the block fading and estimate-error records: coherence
 // ≥ 0, one CSI gain in (0, 1] and one finite non-negative CSI noise per
-// worker, both or neither, and a pilot budget whose samples are S.
+// worker, both or neither, a pilot budget whose samples are S, and a pilot
+// boost only with the pilots.
 func (l Link) checkCSI() error {
 	switch {
 	case l.Coherence < 0:
@@ -359,6 +362,8 @@ func (l Link) checkCSI() error {
 		return fmt.Errorf("csi_gain and csi_noise have %d and %d entries for K = %d workers", len(l.CSIGain), len(l.CSINoise), l.K)
 	case l.Pilots != nil && l.Pilots.Samples != l.S:
 		return fmt.Errorf("pilots: %d samples, but S = %d", l.Pilots.Samples, l.S)
+	case l.PilotBoostDB != 0 && l.Pilots == nil:
+		return fmt.Errorf("pilot_boost_db = %v without pilots: it is the charged pilots' SNR over the data SNR", l.PilotBoostDB)
 	}
 	for k := range l.CSIGain {
 		if a, v := l.CSIGain[k], l.CSINoise[k]; !(a > 0 && a <= 1) || !(v >= 0) || math.IsInf(v, 0) {

@@ -1,6 +1,7 @@
 package consensus
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/model"
 )
 
 // exactCov returns s rows, repeated l times along each row (y = B z), whose
@@ -174,6 +176,96 @@ func TestWGCMCAwareIsExact(t *testing.T) {
 	for w := range plain.W {
 		if !mat.Equal(plain.W[w], same.W[w]) {
 			t.Errorf("perfect CSI: WGCMCAware's map of worker %d differs from WGCMC's", w+1)
+		}
+	}
+}
+
+// TestVariationalNeedsNoCSIStatistics: WVCMC's objective rewritten for a
+// server that knows the workers' estimate errors (docs/MATH.md eq. (20.6):
+// the signal a_k E_k θ_k, the noise of variance N0 + CSINoise[k]) differs
+// from the unaware objective by a constant, a·d·Σ_k log(1/a_k) with
+// a = 1/(2K) under OMA and K/(K+1) under NOMA, at every map, with the same
+// gradient: the noise level is not read, and the gains shift only the value.
+func TestVariationalNeedsNoCSIStatistics(t *testing.T) {
+	const d, k, s = 3, 3, 60
+	cs := []*mat.SymDense{toeplitz(d, 0.1), toeplitz(d, 0.5), toeplitz(d, 0.8)}
+	target, err := model.NewGaussian([]float64{0.2, -0.1, 0.3}, globalCov(cs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, access := range []channel.Access{channel.OMA, channel.NOMA} {
+		rng := rand.New(rand.NewPCG(31, uint64(access)))
+		samples := make([]*mat.Dense, k)
+		for w, c := range cs {
+			samples[w] = draw(rng, c, s)
+		}
+		cfg := channel.Config{Access: access, Fading: channel.Rayleigh, Repetition: 2, ExtraTx: 2, Power: 1, SNRdB: 10, Physical: true,
+			CSI: channel.CSI{ErrorVar: 0.2}}
+		rx, err := channel.Transmit(rng, cfg, samples)
+		if err != nil {
+			t.Fatal(err)
+		}
+		aware := *rx
+		aware.Pk = make([]float64, len(rx.Pk))
+		var logGain float64
+		for w, a := range rx.CSIGain {
+			if !(a < 1) || !(rx.CSINoise[w] > 0) {
+				t.Fatalf("%v: worker %d has CSI gain %g and noise %g; the test needs a < 1 and residual interference", access, w+1, a, rx.CSINoise[w])
+			}
+			logGain += math.Log(a)
+			aware.N0 += rx.CSINoise[w]
+		}
+		// E_k = √P_k B, so a_k E_k is the encoder of P_k a_k² (under NOMA
+		// every a_k is a = v/(v + σ_e²), one common P).
+		for i := range aware.Pk {
+			aware.Pk[i] = rx.Pk[i] * rx.CSIGain[i] * rx.CSIGain[i]
+		}
+		weight := 1 / (2 * float64(k))
+		if access == channel.NOMA {
+			weight = 1 / (float64(k) + 1)
+		}
+		want := -weight * float64(d) * logGain
+		if want <= 0 {
+			t.Fatalf("%v: constant %g, want > 0", access, want)
+		}
+		v, err := NewVariational(rx, target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		va, err := NewVariational(&aware, target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start, _, err := InitialMap(rx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		moved := start.Clone()
+		for _, w := range moved.W {
+			r, c := w.Dims()
+			for i := range r {
+				for j := range c {
+					w.Set(i, j, w.At(i, j)*(1+0.3*rng.NormFloat64())+0.05*rng.NormFloat64())
+				}
+			}
+		}
+		for name, m := range map[string]Map{"start": start, "moved": moved} {
+			g, ga := m.Clone(), m.Clone()
+			f, err := v.ValueGrad(g, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fa, err := va.ValueGrad(ga, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Rounding of sums of |f|-sized terms: far below 1e-10·|f|.
+			if got := fa - f; math.Abs(got-want) > 1e-10*(1+math.Abs(f)) {
+				t.Errorf("%v, %s map: aware − unaware objective %.15g, want the constant %.15g", access, name, got, want)
+			}
+			if rel := relFrob(mat.NewVecDense(len(flattenMap(ga)), flattenMap(ga)), mat.NewVecDense(len(flattenMap(g)), flattenMap(g))); rel > 1e-12 {
+				t.Errorf("%v, %s map: the gradients differ by %.3g (relative)", access, name, rel)
+			}
 		}
 	}
 }
