@@ -34,6 +34,11 @@ const (
 	// WGCMC is the closed-form wireless Gaussian consensus (eq: est WGCMC
 	// result, eq: est WGCMC result NOMA).
 	WGCMC = "wgcmc"
+	// WGCMCAware is WGCMC with the workers' channel-estimate error
+	// statistics the link records (channel.Received.CSIGain, CSINoise;
+	// docs/MATH.md eq. (20.5)): under imperfect CSI it accounts for the
+	// gains and residual interference, under perfect CSI it is WGCMC.
+	WGCMCAware = "wgcmc-csi"
 	// WVCMC learns the map by minimising the free-energy bound (eq: obj OMA,
 	// eq: obj NOMA; Algorithms 1 and 2); it needs the global target.
 	WVCMC = "wvcmc"
@@ -45,7 +50,7 @@ const DefaultHoldout = consensus.DefaultHoldout
 
 // Aggregation configures the server.
 type Aggregation struct {
-	// Scheme is GCMC, WGCMC or WVCMC.
+	// Scheme is GCMC, WGCMC, WGCMCAware or WVCMC.
 	Scheme string
 	// Target is the global posterior p(θ|Z) whose gradient WVCMC follows;
 	// for probit data, model.NewProbit(data.U, data.V, σ²) with the σ² the
@@ -93,6 +98,8 @@ func AggregateContext(ctx context.Context, rx *channel.Received, a Aggregation, 
 		res.Map, err = consensus.GCMC(rx)
 	case WGCMC:
 		res.Map, err = consensus.WGCMC(rx)
+	case WGCMCAware:
+		res.Map, err = consensus.WGCMCAware(rx)
 	case WVCMC:
 		if a.Target == nil {
 			return nil, fmt.Errorf("%s needs the global target (Aggregation.Target)", WVCMC)
@@ -109,7 +116,7 @@ func AggregateContext(ctx context.Context, rx *channel.Received, a Aggregation, 
 			res.Map = res.Fit.Map
 		}
 	default:
-		return nil, fmt.Errorf("unknown scheme %q (want %s, %s or %s)", a.Scheme, GCMC, WGCMC, WVCMC)
+		return nil, fmt.Errorf("unknown scheme %q (want %s, %s, %s or %s)", a.Scheme, GCMC, WGCMC, WGCMCAware, WVCMC)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", a.Scheme, err)

@@ -48,6 +48,9 @@ the weights W of one scheme:
 
   gcmc       Scott et al.'s consensus on the decoded signals (OMA only)
   wgcmc      the closed-form wireless Gaussian consensus (OMA or NOMA)
+  wgcmc-csi  wgcmc with the channel-estimate error statistics that
+             link.json records (charged pilots or a CSI error: their gains
+             and residual interference); with perfect CSI it is wgcmc
   wvcmc      W minimising the variational free-energy bound (OMA or NOMA);
              needs the full data set (--data) for the gradient of log p(θ, Z)
   cmc-noiseless  classical CMC on the workers' own samples, no channel (also
@@ -115,9 +118,9 @@ Writes the S×d samples to --out (.npy).` + interceptHelp,
 			}
 			a := wcmc.Aggregation{Scheme: scheme}
 			switch scheme {
-			case wcmc.GCMC, wcmc.WGCMC, wcmc.WVCMC:
+			case wcmc.GCMC, wcmc.WGCMC, wcmc.WGCMCAware, wcmc.WVCMC:
 			default:
-				return fmt.Errorf("--scheme %q: want gcmc, wgcmc, wvcmc or cmc-noiseless", scheme)
+				return fmt.Errorf("--scheme %q: want gcmc, wgcmc, wgcmc-csi, wvcmc or cmc-noiseless", scheme)
 			}
 			if rxPath == "" {
 				return errors.New("no received signals: give --rx, the directory written by wcmc transmit")
@@ -194,7 +197,7 @@ Writes the S×d samples to --out (.npy).` + interceptHelp,
 	}
 	f := cmd.Flags()
 	f.StringVar(&rxPath, "rx", "", "directory written by wcmc transmit (or its link.json)")
-	f.StringVar(&scheme, "scheme", wcmc.WVCMC, "gcmc, wgcmc, wvcmc or cmc-noiseless (formerly noiseless)")
+	f.StringVar(&scheme, "scheme", wcmc.WVCMC, "gcmc, wgcmc, wgcmc-csi, wvcmc or cmc-noiseless (formerly noiseless)")
 	f.StringVar(&data, "data", "", "wvcmc: the full data set, CSV rows label,x1,…,xd")
 	f.BoolVar(&intercept, "intercept", false, "wvcmc: "+interceptUsage)
 	f.Float64Var(&priorVar, "prior-var", wcmc.DefaultPriorVar, "wvcmc: variance σ² of the global prior N(0, σ² I), as given to the workers")

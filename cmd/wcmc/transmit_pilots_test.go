@@ -13,6 +13,7 @@ import (
 
 	"github.com/wcmc-project/wcmc"
 	"github.com/wcmc-project/wcmc/channel"
+	"github.com/wcmc-project/wcmc/consensus"
 	"github.com/wcmc-project/wcmc/experiment"
 	"github.com/wcmc-project/wcmc/runner"
 )
@@ -100,13 +101,31 @@ func TestTransmitPilotsFlags(t *testing.T) {
 				t.Errorf("%v: transmit printed %q, want %q", c.flags, msg, line)
 			}
 		}
-		theta := p("theta" + strings.Join(c.flags, "") + ".npy")
-		mustRun(t, "aggregate", "--scheme", "wgcmc", "--rx", out, "--out", theta)
-		res, err := wcmc.Aggregate(want, wcmc.Aggregation{Scheme: wcmc.WGCMC}, 1)
-		if err != nil {
-			t.Fatal(err)
+		// WGCMC, and the CSI-aware WGCMC from the statistics link.json
+		// records, equal the library's and consensus.WGCMCAware's; the
+		// aware one differs from WGCMC exactly when the CSI is imperfect.
+		var plain *mat.Dense
+		for _, scheme := range []string{wcmc.WGCMC, wcmc.WGCMCAware} {
+			theta := p("theta-" + scheme + strings.Join(c.flags, "") + ".npy")
+			mustRun(t, "aggregate", "--scheme", scheme, "--rx", out, "--out", theta)
+			res, err := wcmc.Aggregate(want, wcmc.Aggregation{Scheme: scheme}, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameBits(t, fmt.Sprintf("%v aggregate %s", c.flags, scheme), mustNPY(t, theta), res.Theta)
+			if scheme == wcmc.WGCMC {
+				plain = res.Theta
+				continue
+			}
+			m, err := consensus.WGCMCAware(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameBits(t, fmt.Sprintf("%v aware map", c.flags), res.Theta, m.Apply(want))
+			if imperfect := want.CSINoise != nil; mat.Equal(res.Theta, plain) == imperfect {
+				t.Errorf("%v: CSI-aware WGCMC equal to WGCMC: %v, want %v", c.flags, imperfect, !imperfect)
+			}
 		}
-		sameBits(t, fmt.Sprintf("%v aggregate", c.flags), mustNPY(t, theta), res.Theta)
 	}
 }
 
