@@ -55,7 +55,7 @@ func registerBeyond() {
 	// beamformer design (the NOMA one costs tens of milliseconds a block).
 	register(probitSpec(probitVariant{
 		id: "rx-antennas", fig: FigureBeyond, x: "rx_antennas", logx: true,
-		xlabel: "receive antennas per received dimension N_r",
+		xlabel: "receive antennas per received dimension",
 		desc:   "probit regression (d = {d}, N = {N}): err2 vs the server's receive antennas per received dimension N_r (receive beamforming, the workers zero-forcing through it), {fading} fading (l = {repetition}), {snr_db} dB per antenna, T = {T}, K = {K}",
 		over:   map[string]string{"rx_antennas": "1,2,4,8", "snr_db": "-5", "physical": "false"},
 		quick: map[string]string{"trials": "2", "rx_antennas": "1,2,8", "T": "200", "ref_samples": "2000",
