@@ -96,7 +96,9 @@ func QuantizeMean(rng *rand.Rand, m []float64, v float64) (mhat []float64, step 
 // BlockBits is c_k = (n_r/2) log2(1 + β SNR_r/g), the bits per block that
 // a worker of large-scale gain β sends digitally over its zero-forcing link
 // with parameter dimension d: n_r real dimensions per block (m_r, or
-// 2⌈m_r/2⌉ on the complex channel), SNR_r = P/(n_r N0), g = InvGramMean.
+// 2⌈m_r/2⌉ on the complex channel), SNR_r = P/(n_r N0), g = InvGramMean
+// (with N_r > 1 receive antennas, the combined channel's g for a worker
+// alone in its block, CombinedInvGram).
 func (c Config) BlockBits(d int, gain float64) float64 {
 	mr, _ := c.Dims(d)
 	nr := mr
@@ -105,7 +107,7 @@ func (c Config) BlockBits(d int, gain float64) float64 {
 		nr = 2 * mc
 	}
 	snr := c.Power / (float64(nr) * c.N0(d))
-	return float64(nr) / 2 * math.Log2(1+gain*snr/c.InvGramMean())
+	return float64(nr) / 2 * math.Log2(1+gain*snr/c.CombinedInvGram(d, 1))
 }
 
 // centre computes each worker's centre m_k (the mean of its rows) and

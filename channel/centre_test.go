@@ -96,6 +96,8 @@ func TestCentreBudget(t *testing.T) {
 		{Access: OMA, Fading: Rayleigh, Repetition: 2, ExtraTx: 2, Power: 1, SNRdB: 5, Physical: true, Centre: true,
 			Gains: LargeScale{OffsetDB: []float64{-3, 0, 3}}},
 		{Access: NOMA, Fading: Rayleigh, Repetition: 1, ExtraTx: 3, Power: 1, SNRdB: 20, Complex: true, Centre: true},
+		{Access: OMA, Fading: Rayleigh, Repetition: 2, ExtraTx: 2, Power: 1, SNRdB: 5, Physical: true, Centre: true, RxAntennas: 3},
+		{Access: NOMA, Fading: Flat, Repetition: 1, Power: 1, SNRdB: 0, Centre: true, RxAntennas: 2},
 	} {
 		rng := rand.New(rand.NewPCG(uint64(i), 7))
 		const s, d = 300, 3
@@ -149,7 +151,11 @@ func TestCentreBudget(t *testing.T) {
 				if rx.Gain != nil {
 					gain = rx.Gain[k]
 				}
-				want := cfg.powerScale(fluctuations([]*mat.Dense{x}, [][]float64{m}, rx.S)[0], cfg.workerLink(gain))
+				w := cfg.workerLink(gain)
+				if cfg.rxAntennas() > 1 {
+					w.rxGram = cfg.CombinedInvGram(d, 1) // the combined channel's g (docs/MATH.md (21.4))
+				}
+				want := cfg.powerScale(fluctuations([]*mat.Dense{x}, [][]float64{m}, rx.S)[0], w)
 				if math.Abs(rx.Pk[k]/want-1) > 1e-12 {
 					t.Errorf("%+v: worker %d: P_k = %g, want the power rule on the fluctuations %g", cfg, k+1, rx.Pk[k], want)
 				}

@@ -177,6 +177,12 @@ type Config struct {
 	// Pilots charges the workers' channel estimates to the budget; the
 	// zero value is off (docs/MATH.md note 20).
 	Pilots Pilots
+	// RxAntennas is N_r, the server's receive antennas per received
+	// dimension (docs/MATH.md note 21): N_r·m_r antennas, combined by a
+	// beamformer through which the workers zero-force (antennas.go). 0 and
+	// 1: the paper's single antenna. At most MaxRxAntennas; with N_r > 1 the
+	// channel must be real and the inversion the paper's.
+	RxAntennas int
 }
 
 // Validate reports a configuration that cannot be simulated.
@@ -205,6 +211,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := c.validateFading(); err != nil {
+		return err
+	}
+	if err := c.validateAntennas(); err != nil {
 		return err
 	}
 	if err := c.Gains.validate(); err != nil {
@@ -274,10 +283,16 @@ func (c Config) InvGramMean() float64 {
 // equality for a worker of unit large-scale gain under the paper's power
 // rule (Control off). With perfect CSI and Flat or Rayleigh fading this is
 // P S / (g · l · Σ_s ‖θ_s‖²); Ĥ is the worker's channel estimate (CSI).
+// With N_r > 1 receive antennas g is that of the combined channel of a
+// worker alone in its block (CombinedInvGram, OMA).
 func (c Config) PowerScale(theta *mat.Dense) float64 {
 	_, d := theta.Dims()
 	c = c.ResolvePilots(d)
-	return c.powerScale(theta, c.workerLink(1))
+	w := c.workerLink(1)
+	if c.rxAntennas() > 1 {
+		w.rxGram = c.CombinedInvGram(d, 1)
+	}
+	return c.powerScale(theta, w)
 }
 
 // powerScale is PowerScale for a worker with link parameters w: P_k is
@@ -294,6 +309,16 @@ func (c Config) powerScale(theta *mat.Dense, w workerLink) float64 {
 			sum += v * v
 		}
 	}
-	g := c.InvGramMean() / w.vHat
+	g := c.gramMean(w) / w.vHat
 	return w.gain * (c.Power * float64(s) / (g * float64(c.Repetition) * sum))
+}
+
+// gramMean is g of worker link w without truncation: that of its combined
+// channel with N_r > 1 receive antennas (docs/MATH.md eq. (21.4)),
+// InvGramMean otherwise.
+func (c Config) gramMean(w workerLink) float64 {
+	if w.rxGram > 0 {
+		return w.rxGram
+	}
+	return c.InvGramMean()
 }

@@ -71,6 +71,9 @@ type workerLink struct {
 	// cutoff is c of truncated inversion: the worker does not send a block
 	// whose channel has X < c (docs/BEYOND.md eq. (15.2)); 0 without.
 	cutoff float64
+	// rxGram is g of the combined channel with N_r > 1 receive antennas
+	// (Config.CombinedInvGram); 0 with one.
+	rxGram float64
 }
 
 // workerLink returns the link of a worker with large-scale gain β. It

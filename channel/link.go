@@ -81,6 +81,10 @@ type Link struct {
 	PilotBoostDB float64      `json:"pilot_boost_db,omitempty"`
 	CSIGain      []float64    `json:"csi_gain,omitempty"`
 	CSINoise     []float64    `json:"csi_noise,omitempty"`
+	// RxAntennas is N_r, the server's receive antennas per received
+	// dimension, omitted for 1 (docs/MATH.md note 21): the signals are
+	// the beamformer's outputs, of noise N0 per symbol as with one.
+	RxAntennas int `json:"rx_antennas,omitempty"`
 }
 
 // NewLink describes rx, sent over cfg with the given seed, its signal
@@ -99,6 +103,9 @@ func NewLink(cfg Config, rx *Received, seed uint64) Link {
 	}
 	if cfg.Coherence > 1 {
 		l.Coherence = cfg.Coherence
+	}
+	if cfg.RxAntennas > 1 {
+		l.RxAntennas = cfg.RxAntennas
 	}
 	return l
 }
@@ -348,14 +355,17 @@ func (l Link) checkCentre() error {
 	return nil
 }
 
-// checkCSI checks the block fading and estimate-error records: coherence
-// ≥ 0, one CSI gain in (0, 1] and one finite non-negative CSI noise per
-// worker, both or neither, a pilot budget whose samples are S, and a pilot
-// boost only with the pilots.
+// checkCSI checks the block fading, receive-antenna and estimate-error
+// records: coherence ≥ 0, rx_antennas in [0, MaxRxAntennas], one CSI gain
+// in (0, 1] and one finite non-negative CSI noise per worker, both or
+// neither, a pilot budget whose samples are S, and a pilot boost only with
+// the pilots.
 func (l Link) checkCSI() error {
 	switch {
 	case l.Coherence < 0:
 		return fmt.Errorf("coherence = %d: must be ≥ 1 (or omitted)", l.Coherence)
+	case l.RxAntennas < 0 || l.RxAntennas > MaxRxAntennas:
+		return fmt.Errorf("rx_antennas = %d: must be in [1, %d] (or omitted)", l.RxAntennas, MaxRxAntennas)
 	case (l.CSIGain == nil) != (l.CSINoise == nil):
 		return fmt.Errorf("csi_gain and csi_noise: give both or neither")
 	case l.CSIGain != nil && (len(l.CSIGain) != l.K || len(l.CSINoise) != l.K):

@@ -74,13 +74,18 @@ func (c Config) meanInvCost(cutoff float64) float64 {
 // sent of a worker with link w and encoder P_k sending the samples theta
 // (its transmit energy times β_k): P_k m2 E[1/X | X ≥ c]/v̂ on Rayleigh
 // fading (docs/BEYOND.md eq. (12.9)) and P_k Σ_s tr(E[(ĤĤᴴ)^{-1}] t_s t_sᴴ)/S
-// on Rician fading (eq. (14.6)).
+// on Rician fading (eq. (14.6)); with N_r > 1 receive antennas
+// x̃ = (FĤ)^† t and E[1/X] is the combined channel's g (docs/MATH.md
+// eq. (21.5)).
 func (c Config) blockEnergy(theta *mat.Dense, pk float64, w workerLink) float64 {
 	if c.Fading == Rician {
 		s, _ := theta.Dims()
 		return pk * c.ricianEnergy(theta, w) / float64(s)
 	}
 	m2, _ := sampleNorms(theta, c.Repetition)
+	if w.rxGram > 0 {
+		return pk * m2 * w.rxGram / w.vHat // docs/MATH.md eq. (21.5)
+	}
 	return pk * m2 * c.meanInvCost(w.cutoff) / w.vHat
 }
 

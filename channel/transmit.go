@@ -238,6 +238,18 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, prev *Received) 
 	if gains != nil {
 		rx.Gain = append([]float64(nil), gains...)
 	}
+	if cfg.rxAntennas() > 1 {
+		// The workers of a block share the beamformer: one under OMA, all
+		// k under NOMA (docs/MATH.md (21.3)–(21.4)).
+		workers := 1
+		if cfg.Access == NOMA {
+			workers = k
+		}
+		g := cfg.CombinedInvGram(d, workers)
+		for i := range links {
+			links[i].rxGram = g
+		}
+	}
 	switch {
 	case cfg.Centre && sameLink:
 		if len(prev.Centre) != k {
@@ -306,13 +318,22 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, prev *Received) 
 	imperfect := cfg.CSI.imperfect()
 	coherence := cfg.coherence()
 	// Rician fading with imperfect CSI has no equivalent form, nor has
-	// block fading with imperfect CSI or truncation: simulate them.
-	physical := cfg.Fading != Flat && (cfg.Physical || (imperfect && cfg.Fading == Rician) || (coherence > 1 && (imperfect || truncated)))
-	equivalent := !physical && (imperfect || truncated)
+	// block fading with imperfect CSI or truncation, nor imperfect CSI
+	// with several receive antennas: simulate them.
+	array := cfg.rxAntennas() > 1 && (cfg.Physical || imperfect)
+	physical := !array && cfg.Fading != Flat && (cfg.Physical || (imperfect && cfg.Fading == Rician) || (coherence > 1 && (imperfect || truncated)))
+	equivalent := !array && !physical && (imperfect || truncated)
 	var zf *zfLink
 	var held []*zfLink // block fading: each worker's channel, held over an interval
 	var eq *equivLink
+	var arr *arrayLink
 	switch {
+	case array:
+		streams := 1
+		if cfg.Access == OMA {
+			streams = k
+		}
+		arr = newArrayLink(cfg, mr, k, streams)
 	case physical && coherence > 1:
 		held = make([]*zfLink, k)
 		for i := range held {
@@ -323,7 +344,7 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, prev *Received) 
 	case equivalent:
 		eq = newEquivLink(cfg, rng)
 	}
-	if physical || equivalent {
+	if physical || equivalent || array {
 		rx.TxPower = make([]float64, k)
 	}
 	if imperfect {
@@ -345,6 +366,19 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, prev *Received) 
 		enc[i] = rx.Encoder(i)
 	}
 	sigma := math.Sqrt(rx.N0)
+	everyWorker := make([]int, k)
+	for i := range everyWorker {
+		everyWorker[i] = i
+	}
+	// noise adds the receiver's noise to a block of the given stream:
+	// combined by the stream's beamformer with several receive antennas.
+	noise := func(row []float64, stream int) {
+		if arr != nil {
+			arr.addNoise(rng, row, stream, sigma)
+			return
+		}
+		addNoise(rng, row, sigma)
+	}
 	tx := mat.NewVecDense(mr, nil) // E_k θ_k: the symbols the receiver should see
 	var sendErr error              // the first error of a physical draw; the blocks after it are not sent
 	send := func(dst []float64, worker, block int, theta []float64) {
@@ -356,6 +390,18 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, prev *Received) 
 		var energy, resid float64
 		ok := true
 		switch {
+		case array:
+			if block%coherence == 0 && (cfg.Access == OMA || worker == 0) {
+				ws, stream := everyWorker, 0
+				if cfg.Access == OMA {
+					ws, stream = []int{worker}, worker
+				}
+				if err := arr.draw(rng, ws, links, stream); err != nil {
+					sendErr = fmt.Errorf("worker %d, block %d: %w", worker+1, block+1, err)
+					return
+				}
+			}
+			energy, resid, ok = arr.eff[worker].apply(dst, t, links[worker])
 		case physical:
 			z := zf
 			if held != nil {
@@ -394,7 +440,7 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, prev *Received) 
 			for b := range s {
 				row := y.RawRowView(b)
 				send(row, w, b, samples[w].RawRowView(b))
-				addNoise(rng, row, sigma)
+				noise(row, w)
 			}
 			rx.Y[w] = y
 		}
@@ -405,7 +451,7 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, prev *Received) 
 			for w := range k {
 				send(row, w, b, samples[w].RawRowView(b))
 			}
-			addNoise(rng, row, sigma)
+			noise(row, 0)
 		}
 		rx.Y = []*mat.Dense{y}
 	}

@@ -49,6 +49,19 @@ func registerBeyond() {
 			"N": "2000", "fresh_factor": "4"},
 	}))
 
+	// A multi-antenna server (docs/MATH.md note 21) on the probit setting
+	// of Fig. 5 at a low SNR, where the array gain matters. Under perfect
+	// CSI the equivalent model is exact in law and needs no per-block
+	// beamformer design (the NOMA one costs tens of milliseconds a block).
+	register(probitSpec(probitVariant{
+		id: "rx-antennas", fig: FigureBeyond, x: "rx_antennas", logx: true,
+		xlabel: "receive antennas per received dimension",
+		desc:   "probit regression (d = {d}, N = {N}): err2 vs the server's receive antennas per received dimension N_r (receive beamforming, the workers zero-forcing through it), {fading} fading (l = {repetition}), {snr_db} dB per antenna, T = {T}, K = {K}",
+		over:   map[string]string{"rx_antennas": "1,2,4,8", "snr_db": "-5", "physical": "false"},
+		quick: map[string]string{"trials": "2", "rx_antennas": "1,2,8", "T": "200", "ref_samples": "2000",
+			"N": "2000", "fresh_factor": "4"},
+	}))
+
 	// Unequal SNR at a fixed mean SNR in dB, on the Fig. 3 setting.
 	register(withDefaults(gaussSpec("snr-spread", FigureBeyond,
 		"err2 vs the spread Δ of the per-worker SNR (offsets evenly spaced over ±Δ/2 dB, randomly assigned per trial; mean {snr_db} dB), {subposteriors} Gaussian subposteriors, T = {T}",

@@ -57,7 +57,7 @@ func TestBeyondQuickRuns(t *testing.T) {
 		t.Skip("runs the experiments")
 	}
 	specs := beyondSpecs()
-	if len(specs) != 9 {
+	if len(specs) != 10 {
 		t.Fatalf("%d experiments beyond the paper", len(specs))
 	}
 	for _, spec := range specs {
@@ -69,7 +69,7 @@ func TestBeyondQuickRuns(t *testing.T) {
 			t.Fatalf("%s: %v", spec.ID, err)
 		}
 		want := wirelessSchemes
-		if spec.ID == "csi-error-probit" || spec.ID == "coherence" {
+		if spec.ID == "csi-error-probit" || spec.ID == "coherence" || spec.ID == "rx-antennas" {
 			want = probitSchemes
 		}
 		if res.Values.Bool("digital") {
@@ -118,6 +118,7 @@ func TestBeyondOffEqualsPaper(t *testing.T) {
 		{"analog-vs-digital-uses", "1", gauss, "10", nil},
 		{"csi-error-probit", "0", probit, "20", small},
 		{"coherence", "1", probit, "10", append(slices.Clone(small), "pilots=false")},
+		{"rx-antennas", "1", probit, "-5", append(slices.Clone(small), "physical=false")},
 	} {
 		spec, err := Lookup(c.id)
 		if err != nil {

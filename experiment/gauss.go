@@ -314,7 +314,8 @@ func (p *gaussProblem) freshUncertainty(law freshOutput, exact bool, measured *m
 //   - analog OMA stream k: y_k = a_k E_k θ_k + r_k + n_k, Cov(y_k) =
 //     a_k² E_k C_k E_kᵀ + (N0 + s_k² ε_k/κ) I, ε_k = tr(E_k C_k E_kᵀ)·g/v̂_k
 //     (docs/BEYOND.md (12.9), g = E[1/X] = Config.InvGramMean on Rayleigh
-//     fading); perfect CSI has a_k = 1, s_k² = 0, which is y = Eθ + n of
+//     fading, that of the combined channel with several receive antennas,
+//     Config.CombinedInvGram, docs/MATH.md (21.5)); perfect CSI has a_k = 1, s_k² = 0, which is y = Eθ + n of
 //     eq: sample wgcmc oma. Outage does not change the law of the blocks
 //     delivered (it depends on the channel only). NOMA: Σ_k a_k² E C_k Eᵀ
 //     plus one noise N0 + Σ_k s_k² ε_k/κ;
@@ -379,13 +380,17 @@ func (p *gaussProblem) freshLaw(out *cmcOutput, so *schemeOutput, link channel.C
 			}
 			cy = mat.NewDense(rx.Mr, rx.Mr, nil)
 			noise := rx.N0
+			g := 0.0
+			if csi {
+				g = link.CombinedInvGram(rx.D, len(workers))
+			}
 			for _, k := range workers {
 				e := rx.Encoder(k)
 				tmp.Reset()
 				tmp.Product(e, p.sub[k].Cov(), e.T())
 				a, s2, vHat := law(k)
 				if s2 > 0 {
-					noise += s2 * mat.Trace(&tmp) * link.InvGramMean() / vHat / kappa
+					noise += s2 * mat.Trace(&tmp) * g / vHat / kappa
 					gaussian = false
 				}
 				tmp.Scale(a*a, &tmp)

@@ -45,6 +45,7 @@ func decodeLink(v runner.Values, p *problems) linkConfig {
 			Control:    channel.PowerControl{PeakPower: v.Float("peak_power")},
 			Centre:     v.Bool("centre"),
 			Coherence:  v.Int("coherence"),
+			RxAntennas: v.Int("rx_antennas"),
 		},
 		spreadDB: v.Float("snr_spread_db"),
 	}
@@ -102,6 +103,8 @@ func (l linkConfig) check(d int, from string, k int, p *problems) {
 	}
 	if rep := c.Repetition; d > 0 && rep > MaxMr/d {
 		p.addf("repetition", "repetition = %d with d = %d%s: m_r = l·d = %d received dimensions, more than %d (memory grows as m_r²)", rep, d, from, rep*d, MaxMr)
+	} else if n := c.RxAntennas; d > 0 && n > 1 && rep*d > MaxMr/n {
+		p.addf("rx_antennas", "rx_antennas = %d with m_r = l·d = %d%s: %d receive antennas, more than %d (the beamformer's design grows as their square)", n, rep*d, from, n*rep*d, MaxMr)
 	}
 	if n := len(c.Gains.OffsetDB); n > 0 && n != k {
 		p.addf("link", "snr_offsets_db lists %d offsets for K = %d workers: give one per worker", n, k)

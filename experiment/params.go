@@ -72,6 +72,7 @@ func beyondParams() []runner.Param {
 		boolParam("pilots", "false", "charged pilots (docs/MATH.md note 20): each worker estimates its channel once per coherence interval by MMSE from L_p orthogonal pilot uses (pilot_len, default m_t) at the data SNR plus pilot_boost_db, and the pilot uses come out of the samples' channel uses (per worker under OMA, K·L_p per interval under NOMA); needs rayleigh or rician fading, excludes csi_error, pilot_snr_db and centre"),
 		floatParam("pilot_boost_db", "0", "with pilots=true: the pilot SNR over the data SNR snr_db, in dB (0 = pilots at the data SNR; snr_db + pilot_boost_db within ±100)"),
 		boolParam("centre", "false", "mean-centred transmission (docs/BEYOND.md note 17): each worker sends its samples minus their mean m_k, with P_k set by the fluctuations, and m_k digitally (error variance ≤ 1% of its smallest marginal variance) in blocks taken from the samples' budget; the server adds back the combined mean; needs perfect CSI, no peak_power, no rician fading"),
+		intParam("rx_antennas", "1", "receive antennas N_r per received dimension (docs/MATH.md note 21): the server combines its N_r·m_r antennas with a beamformer (OMA: each worker's dominant channel subspace; NOMA: the AirComp beamformer of the K workers) through which the workers zero-force; 1 = the paper's single antenna; at most 64, real channel (flat or rayleigh), no peak_power, no digital baselines", 1),
 	)...)
 }
 

@@ -54,6 +54,10 @@ func (w wirelessConfig) check(d int, from string, k int, p *problems) {
 	if w.digital == nil || p.seen["link"] {
 		return
 	}
+	if n := w.link.channel.RxAntennas; n > 1 {
+		p.addf("rx_antennas", "rx_antennas = %d with digital=true: the digital baselines' rates assume one receive antenna per received dimension; set rx_antennas=1 or digital=false", n)
+		return
+	}
 	for _, b := range w.digital.baselines() {
 		if err := w.digital.link(w.link.channel, b.access, b.quant).Validate(); err != nil {
 			p.add("link", fmt.Errorf("digital=true: %w", err))
@@ -186,6 +190,7 @@ func (w wirelessConfig) beyondCaption(v runner.Values) string {
 		{"d_min", c.Gains.DMin != 0}, {"d_max", c.Gains.DMax != 0}, {"path_exponent", c.Gains.Exponent != 0},
 		{"k_factor", c.KFactor != 0}, {"peak_power", c.Control.PeakPower != 0},
 		{"coherence", c.Coherence > 1}, {"pilot_boost_db", c.Pilots.BoostDB != 0},
+		{"rx_antennas", c.RxAntennas > 1},
 	} {
 		if f.on && v.XName() != f.name {
 			parts = append(parts, f.name+" = "+v.Raw(f.name))
