@@ -413,14 +413,6 @@ func TestBeamformer(t *testing.T) {
 	}
 }
 
-func eye(n int) *mat.Dense {
-	m := mat.NewDense(n, n, nil)
-	for i := range n {
-		m.Set(i, i, 1)
-	}
-	return m
-}
-
 // TestArrayCSINoise: with N_r > 1 receive antennas and pilots (simulated
 // physically), Received.CSINoise, which uses the combined channel's g, is
 // the mean of the measured residual power per real symbol within 4

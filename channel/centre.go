@@ -204,7 +204,23 @@ func (r *Received) MeanUses() (used, idle int) {
 	for _, n := range r.MeanBlocks {
 		used += n
 	}
-	if r.Access == OMA && r.MeanBlocks != nil {
+	_, idle = r.SideUses()
+	return used, idle
+}
+
+// SideUses returns the blocks spent on side information, the means'
+// (centring) and the second moments' (the matched precoder), and those
+// left idle by OMA's equal split of the rest (0 under NOMA and without
+// side information): K·Budget = K·S + used + idle under OMA,
+// Budget = S + used under NOMA.
+func (r *Received) SideUses() (used, idle int) {
+	for _, n := range r.MeanBlocks {
+		used += n
+	}
+	for _, n := range r.MomentBlocks {
+		used += n
+	}
+	if r.Access == OMA && (r.MeanBlocks != nil || r.MomentBlocks != nil) {
 		idle = r.K*r.Budget - r.K*r.S - used
 	}
 	return used, idle

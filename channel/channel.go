@@ -15,9 +15,9 @@
 // (zero-forcing on an estimate Ĥ, leaving residual interference), per-worker
 // large-scale gains β_k, a complex baseband Rayleigh or Rician channel
 // carrying the real symbols on I and Q, truncated channel inversion with a
-// peak power and outage, mean-centred transmission, and block fading with
-// the channel estimates' pilots charged to the budget. Their zero values
-// give the paper's link, bit for bit.
+// peak power and outage, mean-centred transmission, block fading with the
+// channel estimates' pilots charged to the budget, and a source-matched
+// precoder. Their zero values give the paper's link, bit for bit.
 package channel
 
 import (
@@ -111,10 +111,11 @@ const (
 )
 
 // Config describes the uplink. The zero values of Complex, KFactor, CSI,
-// Gains, Control, Centre, Coherence and Pilots give the paper's link (real
-// channel, perfect CSI, equal SNR, channel inversion with the long-term
-// power rule, a new channel every block); docs/BEYOND.md and docs/MATH.md
-// note 20 state the models the other values select.
+// Gains, Control, Centre, Coherence, Pilots and Precoder give the paper's
+// link (real channel, perfect CSI, equal SNR, channel inversion with the
+// long-term power rule, a new channel every block, E_k = √P_k B);
+// docs/BEYOND.md and docs/MATH.md notes 20 and 22 state the models the
+// other values select.
 type Config struct {
 	Access Access
 	Fading Fading
@@ -183,6 +184,12 @@ type Config struct {
 	// 1: the paper's single antenna. At most MaxRxAntennas; with N_r > 1 the
 	// channel must be real and the inversion the paper's.
 	RxAntennas int
+	// Precoder is the workers' linear precoder before zero-forcing; the
+	// zero value is the paper's E_k = √P_k B (precoder.go, docs/MATH.md
+	// note 22). Whiten sends its side information as centring sends its
+	// means, so it has centring's limits: perfect CSI, no truncated
+	// inversion, no Rician fading.
+	Precoder Precoder
 }
 
 // Validate reports a configuration that cannot be simulated.
@@ -229,6 +236,27 @@ func (c Config) Validate() error {
 		return fmt.Errorf("centring with truncated inversion (peak power %v): the means' digital rate assumes full channel inversion", c.Control.PeakPower)
 	case c.Centre && c.Fading == Rician:
 		return fmt.Errorf("centring with rician fading: the means' digital rate needs E[(HHᴴ)^{-1}] = g·I, which Rician fading does not have")
+	}
+	return c.validatePrecoder()
+}
+
+// validatePrecoder checks the precoder against the rest of c: the matched
+// precoder's side information has the rate of the zero-forcing link of
+// perfect CSI, as centring's means.
+func (c Config) validatePrecoder() error {
+	switch {
+	case c.Precoder != Identity && c.Precoder != Whiten:
+		return fmt.Errorf("unknown precoder %d", int(c.Precoder))
+	case c.Precoder == Identity:
+		return nil
+	case c.CSI.imperfect() || c.Pilots.On:
+		return fmt.Errorf("the whiten precoder with imperfect CSI: its side information's digital rate assumes the zero-forcing link of perfect CSI")
+	case c.Control.PeakPower > 0:
+		return fmt.Errorf("the whiten precoder with truncated inversion (peak power %v): its side information's digital rate assumes full channel inversion", c.Control.PeakPower)
+	case c.Fading == Rician:
+		return fmt.Errorf("the whiten precoder with rician fading: its power allocation and side information's rate need E[(HHᴴ)^{-1}] = g·I, which Rician fading does not have")
+	case c.rxAntennas() > 1:
+		return fmt.Errorf("the whiten precoder with %d receive antennas: its power allocation and side information's rate are those of the single antenna's link (not modelled with a beamformer)", c.RxAntennas)
 	}
 	return nil
 }

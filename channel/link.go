@@ -85,6 +85,15 @@ type Link struct {
 	// dimension, omitted for 1 (docs/MATH.md note 21): the signals are
 	// the beamformer's outputs, of noise N0 per symbol as with one.
 	RxAntennas int `json:"rx_antennas,omitempty"`
+	// The matched precoder (docs/MATH.md note 22): "whiten", each worker's
+	// rotation U_k (K×d×d) and gains f (K×d), so that stream k carries
+	// √P_k B diag(f) U_kᵀ θ_k + n_k, and the bits and blocks of the
+	// moments' code; Budget is then the blocks before the side information.
+	Precoder     string        `json:"precoder,omitempty"`
+	Rotation     [][][]float64 `json:"rotation,omitempty"`
+	DirGain      [][]float64   `json:"dir_gain,omitempty"`
+	MomentBits   []int         `json:"moment_bits,omitempty"`
+	MomentBlocks []int         `json:"moment_blocks,omitempty"`
 }
 
 // NewLink describes rx, sent over cfg with the given seed, its signal
@@ -106,6 +115,16 @@ func NewLink(cfg Config, rx *Received, seed uint64) Link {
 	}
 	if cfg.RxAntennas > 1 {
 		l.RxAntennas = cfg.RxAntennas
+	}
+	if rx.Rotation != nil {
+		l.Precoder, l.DirGain, l.MomentBits, l.MomentBlocks = Whiten.String(), rx.DirGain, rx.MomentBits, rx.MomentBlocks
+		for _, u := range rx.Rotation {
+			rows := make([][]float64, rx.D)
+			for i := range rows {
+				rows[i] = mat.Row(nil, i, u)
+			}
+			l.Rotation = append(l.Rotation, rows)
+		}
 	}
 	return l
 }
@@ -217,6 +236,9 @@ func ParseLink(data []byte) (Link, error) {
 	if err := l.checkCSI(); err != nil {
 		return Link{}, err
 	}
+	if err := l.checkPrecoder(); err != nil {
+		return Link{}, err
+	}
 	streams := 1
 	if acc == OMA {
 		streams = l.K
@@ -245,7 +267,15 @@ func (l Link) Received(y []*mat.Dense, where []string) (*Received, error) {
 	}
 	rx := &Received{Access: acc, K: l.K, S: l.S, D: l.D, Mr: l.Mr, L: l.Repetition, Pk: l.Pk, N0: l.N0, Power: l.Power, Y: y, Gain: l.Gain, Residual: l.Residual,
 		Mean: l.Mean, MeanVar: l.MeanVar, MeanBits: l.MeanBits, MeanBlocks: l.MeanBlocks, Budget: l.Budget,
-		Pilots: l.Pilots, CSIGain: l.CSIGain, CSINoise: l.CSINoise}
+		Pilots: l.Pilots, CSIGain: l.CSIGain, CSINoise: l.CSINoise,
+		DirGain: l.DirGain, MomentBits: l.MomentBits, MomentBlocks: l.MomentBlocks}
+	for _, u := range l.Rotation {
+		m := mat.NewDense(l.D, l.D, nil)
+		for i, row := range u {
+			m.SetRow(i, row)
+		}
+		rx.Rotation = append(rx.Rotation, m)
+	}
 	if l.Outage != nil {
 		rx.Outage = make([][]bool, l.K)
 		for k, blocks := range l.Outage {
@@ -326,7 +356,7 @@ func (l Link) SignalFiles(path string) []string {
 // per worker if given; none of them without centre.
 func (l Link) checkCentre() error {
 	if !l.Centre {
-		if l.Mean != nil || l.MeanVar != nil || l.MeanBits != nil || l.MeanBlocks != nil || l.Budget != 0 {
+		if l.Mean != nil || l.MeanVar != nil || l.MeanBits != nil || l.MeanBlocks != nil || (l.Budget != 0 && l.Precoder == "") {
 			return fmt.Errorf("means given for a link without centre: set \"centre\": true or remove them")
 		}
 		return nil
@@ -350,6 +380,57 @@ func (l Link) checkCentre() error {
 		}
 		if v := l.MeanVar[k]; !(v > 0) || math.IsInf(v, 0) {
 			return fmt.Errorf("centre: mean_var of worker %d = %v, want a positive finite variance", k+1, v)
+		}
+	}
+	return nil
+}
+
+// checkPrecoder checks the matched precoder's records: with precoder
+// "whiten", one d×d rotation with orthonormal columns (within 1e-8) and d
+// finite non-negative gains, not all zero, per worker, and bits and blocks
+// per worker if given; none of them without.
+func (l Link) checkPrecoder() error {
+	switch l.Precoder {
+	case "":
+		if l.Rotation != nil || l.DirGain != nil || l.MomentBits != nil || l.MomentBlocks != nil {
+			return fmt.Errorf("precoder rotations or gains given for a link without a precoder: set \"precoder\": \"whiten\" or remove them")
+		}
+		return nil
+	case Whiten.String():
+	default:
+		return fmt.Errorf("precoder %q, want \"whiten\" (or omitted: the identity)", l.Precoder)
+	}
+	switch {
+	case len(l.Rotation) != l.K || len(l.DirGain) != l.K:
+		return fmt.Errorf("precoder: %d rotations and %d gain vectors for K = %d workers", len(l.Rotation), len(l.DirGain), l.K)
+	case l.MomentBits != nil && len(l.MomentBits) != l.K, l.MomentBlocks != nil && len(l.MomentBlocks) != l.K:
+		return fmt.Errorf("precoder: moment_bits and moment_blocks need one entry per worker (K = %d)", l.K)
+	}
+	for k, u := range l.Rotation {
+		if len(u) != l.D || len(l.DirGain[k]) != l.D {
+			return fmt.Errorf("precoder: worker %d's rotation or gains are not of dimension d = %d", k+1, l.D)
+		}
+		m := mat.NewDense(l.D, l.D, nil)
+		for i, row := range u {
+			if len(row) != l.D {
+				return fmt.Errorf("precoder: worker %d's rotation is not d×d (d = %d)", k+1, l.D)
+			}
+			m.SetRow(i, row)
+		}
+		var gram mat.Dense
+		gram.Mul(m.T(), m)
+		if !mat.EqualApprox(&gram, eye(l.D), 1e-8) {
+			return fmt.Errorf("precoder: worker %d's rotation does not have orthonormal columns", k+1)
+		}
+		var sum float64
+		for _, f := range l.DirGain[k] {
+			if !(f >= 0) || math.IsInf(f, 0) {
+				return fmt.Errorf("precoder: worker %d's gains must be finite and ≥ 0, got %v", k+1, l.DirGain[k])
+			}
+			sum += f
+		}
+		if sum == 0 {
+			return fmt.Errorf("precoder: worker %d's gains are all zero", k+1)
 		}
 	}
 	return nil

@@ -83,6 +83,18 @@ type Received struct {
 	// Rician fading and the additive-error model the line-of-sight term
 	// (1 − a_k) μ 1 1ᵀ Ĥ_k^† t is left out. nil under perfect CSI.
 	CSIGain, CSINoise []float64
+
+	// The matched precoder (Config.Precoder, docs/MATH.md note 22); all nil
+	// without. Worker k sent √P_k B F_k θ, F_k = diag(DirGain[k])
+	// Rotation[k]ᵀ, with Rotation[k] (d×d, orthogonal) and DirGain[k] (d
+	// gains ≥ 0) computed from the second moment the server decoded; under
+	// NOMA every entry is the one shared precoder. MomentBits[k] and
+	// MomentBlocks[k] are the length of worker k's moment code and the
+	// blocks that carried it (nil on a retransmission); Budget is then the
+	// blocks before the side information.
+	Rotation                 []*mat.Dense
+	DirGain                  [][]float64
+	MomentBits, MomentBlocks []int
 }
 
 // Streams is the number of received streams: K under OMA, 1 under NOMA.
@@ -91,8 +103,21 @@ func (r *Received) Streams() int { return len(r.Y) }
 // Basis returns B = 1_l ⊗ I_d (m_r×d), which satisfies BᵀB = l·I.
 func (r *Received) Basis() *mat.Dense { return basis(r.L, r.D) }
 
-// Encoder returns E = √P_k B for stream k.
+// Encoder returns E = √P_k B for stream k, or √P_k B F_k with the matched
+// precoder (Precoder).
 func (r *Received) Encoder(k int) *mat.Dense {
+	e := r.basisEncoder(k)
+	if r.Rotation == nil {
+		return e
+	}
+	var out mat.Dense
+	out.Mul(e, r.Precoder(k))
+	return &out
+}
+
+// basisEncoder returns √P_k B, the encoder of stream k's symbols (the
+// samples, or their precoded coordinates).
+func (r *Received) basisEncoder(k int) *mat.Dense {
 	e := basis(r.L, r.D)
 	e.Scale(math.Sqrt(r.Pk[k]), e)
 	return e
@@ -142,7 +167,9 @@ func basis(l, d int) *mat.Dense {
 //
 // With cfg.Centre the samples' rows are the worker's budget of blocks: it
 // sends its mean first and then as many of its first rows, minus the mean,
-// as the blocks left allow (centre.go); Received.S counts those.
+// as the blocks left allow (centre.go); Received.S counts those. The whiten
+// precoder sends each worker's second moment the same way before its
+// precoded rows (precoder.go).
 func Transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense) (*Received, error) {
 	return transmit(rng, cfg, samples, nil)
 }
@@ -153,7 +180,8 @@ func Transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense) (*Received, erro
 // under truncated inversion, cutoffs that keep the new samples within the
 // peak power). A map learned on rx applies unchanged to the result. On a
 // centred link every row is sent minus the worker's centre m_k of rx, and
-// the means are not sent again.
+// the means are not sent again; with the matched precoder every row is
+// precoded with rx's F_k, the moments not sent again.
 func Retransmit(rng *rand.Rand, cfg Config, rx *Received, samples []*mat.Dense) (*Received, error) {
 	if rx == nil {
 		return nil, fmt.Errorf("retransmit: nil link (rx)")
@@ -163,6 +191,9 @@ func Retransmit(rng *rand.Rand, cfg Config, rx *Received, samples []*mat.Dense) 
 	}
 	if cfg.Centre != (rx.Centre != nil) {
 		return nil, fmt.Errorf("retransmit: centre = %v, but the link was sent with centre = %v", cfg.Centre, rx.Centre != nil)
+	}
+	if (cfg.Precoder == Whiten) != (rx.Rotation != nil) {
+		return nil, fmt.Errorf("retransmit: precoder %v, but the link was sent with the whiten precoder %v", cfg.Precoder, map[bool]string{true: "on", false: "off"}[rx.Rotation != nil])
 	}
 	cfg.Access = rx.Access
 	return transmit(rng, cfg, samples, rx)
@@ -250,6 +281,7 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, prev *Received) 
 			links[i].rxGram = g
 		}
 	}
+	whiten := cfg.Precoder == Whiten
 	switch {
 	case cfg.Centre && sameLink:
 		if len(prev.Centre) != k {
@@ -262,11 +294,33 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, prev *Received) 
 		if err != nil {
 			return nil, err
 		}
+		rows := c.sent
+		if whiten {
+			rows = c.budget // the moments are of the fluctuations of every row
+		}
 		s = c.sent
-		samples = fluctuations(samples, c.centre, s)
+		samples = fluctuations(samples, c.centre, rows)
 		rx.S = s
 		rx.Mean, rx.MeanVar, rx.MeanBits, rx.MeanBlocks = c.mean, c.meanVar, c.bits, c.blocks
 		rx.Budget, rx.Centre = c.budget, c.centre
+	}
+	switch {
+	case whiten && sameLink:
+		if len(prev.Rotation) != k || len(prev.DirGain) != k {
+			return nil, fmt.Errorf("retransmit: %d precoders for %d workers", len(prev.Rotation), k)
+		}
+		rx.Rotation, rx.DirGain = prev.Rotation, prev.DirGain
+		samples = precode(samples, rx.Rotation, rx.DirGain, s)
+	case whiten:
+		rows, _ := samples[0].Dims()
+		m, err := cfg.matchedPrecoders(rng, samples, gains, rx.MeanBlocks)
+		if err != nil {
+			return nil, err
+		}
+		s = m.sent
+		samples = precode(samples, m.rot, m.gain, s)
+		rx.S, rx.Budget = s, rows
+		rx.Rotation, rx.DirGain, rx.MomentBits, rx.MomentBlocks = m.rot, m.gain, m.bits, m.blocks
 	}
 	if budget != nil {
 		s = budget.Samples
@@ -363,7 +417,7 @@ func transmit(rng *rand.Rand, cfg Config, samples []*mat.Dense, prev *Received) 
 	sent := make([]int, k)
 	enc := make([]*mat.Dense, k)
 	for i := range enc {
-		enc[i] = rx.Encoder(i)
+		enc[i] = rx.basisEncoder(i) // the samples are the precoded symbols
 	}
 	sigma := math.Sqrt(rx.N0)
 	everyWorker := make([]int, k)

@@ -91,7 +91,7 @@ func (m Map) Clone() Map {
 	return out
 }
 
-// SingleWorker is the map that decodes stream k alone, θ = E_k^† y_k = Bᵀy_k/(l√P_k),
+// SingleWorker is the map that decodes stream k alone, θ = E_k^† y_k (Bᵀy_k/(l√P_k) on the paper's link),
 // and ignores the other streams: one worker's samples as the server sees
 // them (the best-single-worker benchmark).
 //
@@ -102,9 +102,12 @@ func SingleWorker(rx *channel.Received, k int) Map {
 		m.Offset = append([]float64(nil), rx.Mean[k]...)
 	}
 	for i := range m.W {
-		if i == k {
+		switch {
+		case i == k && rx.Rotation != nil:
+			m.W[i] = rx.Decoder(k)
+		case i == k:
 			m.W[i] = liftCombine(eye(rx.D), rx, 1/math.Sqrt(rx.Pk[k]))
-		} else {
+		default:
 			m.W[i] = mat.NewDense(rx.D, rx.Mr, nil)
 		}
 	}

@@ -17,10 +17,14 @@ import (
 //
 // On a mean-centred link ẑ_k = θ_k − m_k + E_k^† n_k, and the map adds
 // back the consensus of the decoded means with the same weights,
-// b = Σ_k W̃_k m̂_k (centredOffset).
+// b = Σ_k W̃_k m̂_k (centredOffset). With the matched precoder E_k^† also
+// undoes the rotation and gains (gcmcPrecoded).
 func GCMC(rx *channel.Received) (Map, error) {
 	if rx.Access != channel.OMA {
 		return Map{}, fmt.Errorf("GCMC needs one stream per worker (OMA), got %v", rx.Access)
+	}
+	if rx.Rotation != nil {
+		return gcmcPrecoded(rx)
 	}
 	covs := make([]*mat.SymDense, rx.K)
 	for k := range rx.K {
@@ -95,8 +99,13 @@ func centredOffset(rx *channel.Received, a []*mat.Dense) []float64 {
 // WGCMC is the wireless Gaussian consensus: under OMA eq: est WGCMC result,
 // under NOMA eq: est WGCMC result NOMA, for an encoder E_k = √P_k B with
 // BᵀB = l·I (docs/MATH.md note 4: on z_k = Bᵀy_k/l the d×d formulas hold with
-// noise variance ν = N0/l).
+// noise variance ν = N0/l). With the matched precoder it takes the decoded
+// signals' noise covariance N_k per stream (wgcmcPrecoded, docs/MATH.md
+// eq. (22.7)).
 func WGCMC(rx *channel.Received) (Map, error) {
+	if rx.Rotation != nil {
+		return wgcmcPrecoded(rx)
+	}
 	nu := rx.CombinedNoise()
 	if rx.Access == channel.NOMA {
 		return wgcmcNOMA(rx, float64(rx.K)*rx.Pk[0], nu)

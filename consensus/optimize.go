@@ -142,9 +142,15 @@ func (f *Fit) Diverged() error {
 // centred signals, reach no constant shift that c already makes). Its
 // offset is first fitted alone, W fixed (fitOffset). Observe and the
 // result get the map on y itself.
+//
+// On a link whose matched precoder sends some direction without power it
+// fails with ErrRankDeficient: the entropy bound is −∞ for every map.
 func WVCMC(ctx context.Context, rng *rand.Rand, rx *channel.Received, target model.Target, init Map, s Settings) (*Fit, error) {
 	r, err := s.resolve()
 	if err != nil {
+		return nil, err
+	}
+	if err := checkFullRank(rx); err != nil {
 		return nil, err
 	}
 	var shift *signalShift

@@ -65,6 +65,9 @@ func NewVariational(rx *channel.Received, target model.Target) (*Variational, er
 	if target.Dim() != rx.D {
 		return nil, fmt.Errorf("target has dimension %d, signals carry d = %d", target.Dim(), rx.D)
 	}
+	if err := checkFullRank(rx); err != nil {
+		return nil, err
+	}
 	if rx.N0 <= 0 {
 		return nil, errors.New("WVCMC needs channel noise (N0 > 0): its entropy bound is −∞ on a noiseless link")
 	}
@@ -301,9 +304,14 @@ func InitialMap(rx *channel.Received) (m Map, fallback bool, err error) {
 			return Map{}, false, err
 		}
 	}
-	// E_k^† = Bᵀ/(l √P_k).
+	// E_k^† = Bᵀ/(l √P_k) (with the matched precoder Received.Decoder).
 	m = Map{W: make([]*mat.Dense, rx.Streams()), Offset: centredOffset(rx, nil)}
 	for k := range m.W {
+		if rx.Rotation != nil {
+			m.W[k] = rx.Decoder(k)
+			m.W[k].Scale(1/float64(rx.K), m.W[k])
+			continue
+		}
 		m.W[k] = liftCombine(eye(rx.D), rx, 1/(math.Sqrt(rx.Pk[k])*float64(rx.K)))
 	}
 	return m, rx.Access == channel.OMA, nil

@@ -86,8 +86,14 @@ func ParseCapacity(s string) (Capacity, error) {
 // Channels are drawn from rng (Rayleigh fading with Isotropic or
 // WaterFilling only): m_r×m_t matrices of N(0, 1) entries, worker by worker
 // and block by block under OMA, block by block and worker by worker under
-// NOMA, as channel.Transmit draws them.
-func bitsPerSample(rng *rand.Rand, cfg channel.Config, mode Capacity, gains []float64, k, s, d int) ([]float64, error) {
+// NOMA, as channel.Transmit draws them; with block fading each is held for
+// T_c blocks.
+//
+// The practical options prac (an SNR gap Γ, a finite block length) replace
+// every AWGN block's (n_r/2) log2(1 + x) by n_r·NormalApprox(x/Γ, n, ε) and
+// scale the noise of Isotropic and WaterFilling by Γ; under imperfect CSI
+// (ZeroForcing only) β_k is the effective gain of effectiveGains.
+func bitsPerSample(rng *rand.Rand, cfg channel.Config, mode Capacity, prac practical, gains []float64, k, s, d int) ([]float64, error) {
 	mr, mt := cfg.Dims(d)
 	n0 := cfg.N0(d)
 	nr := realDims(cfg, d)
@@ -95,8 +101,16 @@ func bitsPerSample(rng *rand.Rand, cfg channel.Config, mode Capacity, gains []fl
 	out := make([]float64, k)
 	if cfg.Fading == channel.Flat || mode == ZeroForcing {
 		// Every block is an AWGN channel of per-dimension SNR β_k SNR_r/g
-		// (g = 1 for H = I, where the three transmitters coincide).
+		// (g = 1 for H = I, where the three transmitters coincide); under
+		// imperfect CSI β_k becomes the effective gain with the residual
+		// interference as noise.
+		if eff := effectiveGains(cfg, gains, d); eff != nil {
+			gains = eff
+		}
 		awgn := func(sumGain float64) float64 {
+			if !prac.ideal() {
+				return float64(nr) * prac.perUse(sumGain*snr/cfg.InvGramMean())
+			}
 			return float64(nr) / 2 * math.Log2(1+sumGain*snr/cfg.InvGramMean())
 		}
 		if cfg.Access == channel.OMA {
@@ -125,22 +139,30 @@ func bitsPerSample(rng *rand.Rand, cfg channel.Config, mode Capacity, gains []fl
 		}
 		return h
 	}
-	rho := cfg.Power / (float64(mt) * n0)
+	// The gap Γ scales the noise; a channel holds for T_c blocks (block
+	// fading), drawn at the first block of each interval.
+	noise := n0 * prac.gap
+	rho := cfg.Power / (float64(mt) * noise)
+	tc := max(1, cfg.Coherence)
 	switch {
 	case mode == WaterFilling:
 		ratios := make([]float64, 0, s*mr)
 		var gram mat.SymDense
 		var eig mat.EigenSym
+		var vals []float64
 		for w := range k {
 			ratios = ratios[:0]
-			for range s {
-				gram.SymOuterK(1, draw())
-				if !eig.Factorize(&gram, false) {
-					return nil, fmt.Errorf("eigendecomposition of H Hᵀ failed")
+			for b := range s {
+				if b%tc == 0 {
+					gram.SymOuterK(1, draw())
+					if !eig.Factorize(&gram, false) {
+						return nil, fmt.Errorf("eigendecomposition of H Hᵀ failed")
+					}
+					vals = eig.Values(vals)
 				}
-				for _, g := range eig.Values(nil) {
+				for _, g := range vals {
 					if g > 0 {
-						ratios = append(ratios, n0/(gains[w]*g))
+						ratios = append(ratios, noise/(gains[w]*g))
 					}
 				}
 			}
@@ -149,26 +171,30 @@ func bitsPerSample(rng *rand.Rand, cfg channel.Config, mode Capacity, gains []fl
 	case cfg.Access == channel.OMA:
 		gram := mat.NewSymDense(mr, nil)
 		for w := range k {
-			var bits float64
-			for range s {
-				gram.SymOuterK(1, draw())
-				b, err := logDetBits(gram, gains[w]*rho)
-				if err != nil {
-					return nil, err
+			var bits, held float64
+			for b := range s {
+				if b%tc == 0 {
+					gram.SymOuterK(1, draw())
+					var err error
+					if held, err = logDetBits(gram, gains[w]*rho); err != nil {
+						return nil, err
+					}
 				}
-				bits += b
+				bits += held
 			}
 			out[w] = bits / float64(s)
 		}
 	default: // Isotropic under NOMA, equal gains (Link.Validate)
 		gram := mat.NewSymDense(mr, nil)
-		var one mat.SymDense
+		ones := make([]mat.SymDense, k)
 		var bits float64
-		for range s {
+		for b := range s {
 			gram.Zero()
-			for range k {
-				one.SymOuterK(1, draw())
-				gram.AddSym(gram, &one)
+			for w := range k {
+				if b%tc == 0 {
+					ones[w].SymOuterK(1, draw())
+				}
+				gram.AddSym(gram, &ones[w])
 			}
 			b, err := logDetBits(gram, gains[0]*rho)
 			if err != nil {

@@ -27,6 +27,14 @@
 // (side information, d + d(d+1)/2 reals), free unless Link.SideInfoBits
 // charges it.
 //
+// Practical options (practical.go). Link.GapDB, Link.BlockLength and
+// Link.ErrorProb turn the ideal rate into that of a code an SNR gap from
+// capacity with codewords of finite length (the normal approximation); the
+// channel's imperfect CSI (free or from charged pilots, with ZeroForcing)
+// turns the residual interference of zero-forcing on the estimate into
+// noise, and charged pilots take their channel uses from the samples'.
+// Their zero values are the ideal link, bit for bit.
+//
 // Combining. The decoded samples are noiseless-CMC input: GCMC applies
 // Scott's weights to them. Budget.Received wraps them as a channel.Received
 // for any consensus scheme; with AdditiveNoise it is an analog stream at a
@@ -64,6 +72,17 @@ type Link struct {
 	// 0 sends it free, as an ideal bound; b > 0 takes b·(d + d(d+1)/2)/S
 	// bits from every sample's budget.
 	SideInfoBits float64
+	// GapDB is the SNR gap Γ of a practical code and modulation, in dB:
+	// every rate is that of capacity at SNR/Γ, e.g. (n_r/2) log2(1 +
+	// SNR_r/Γ) per AWGN block. 0: capacity.
+	GapDB float64
+	// BlockLength is n, the real channel uses of one codeword, and
+	// ErrorProb its error probability ε: the rate per use is the normal
+	// approximation (NormalApprox) at the blocks' SNR (over Γ); needs zf on
+	// fading channels and n at most the uses of the block coded. 0: codes
+	// of unbounded length (ErrorProb then 0).
+	BlockLength int
+	ErrorProb   float64
 }
 
 // Budget is the accounting of one Send.
@@ -81,6 +100,10 @@ type Budget struct {
 	SideInfo int
 	// Workers holds each worker's accounting.
 	Workers []WorkerBudget
+	// Pilots is how the charged pilots split the blocks' channel uses
+	// (channel.Config.Pilots); the rates count only the uses left to the
+	// samples. nil without charged pilots.
+	Pilots *channel.PilotBudget
 }
 
 // WorkerBudget is one worker's accounting, per sample. Directions are the
@@ -109,9 +132,10 @@ type WorkerBudget struct {
 }
 
 // Validate reports a link that cannot be used. The digital link models
-// the paper's channel with perfect CSI, the complex baseband channel (with
-// ZeroForcing) and per-worker large-scale gains; it refuses the channel
-// options it does not model rather than ignore them.
+// the paper's channel, the complex baseband channel (with ZeroForcing),
+// per-worker large-scale gains, block fading and, with ZeroForcing, the
+// channel estimates of imperfect CSI (free, or from charged pilots); it
+// refuses the channel options it does not model rather than ignore them.
 func (l Link) Validate() error {
 	c := l.Channel
 	if err := c.Validate(); err != nil {
@@ -126,10 +150,6 @@ func (l Link) Validate() error {
 		return fmt.Errorf("digital link: side-information cost %v bits per real: must be finite and ≥ 0", l.SideInfoBits)
 	case c.Fading == channel.Rician:
 		return fmt.Errorf("digital link: rician fading is not modelled (zf has no scalar E[(HHᴴ)^{-1}] there)")
-	case c.CSI != channel.CSI{} || c.Pilots.On:
-		return fmt.Errorf("digital link: imperfect CSI is not modelled (the baseline's capacity assumes the channel known); leave csi and pilots unset for it")
-	case c.Coherence > 1:
-		return fmt.Errorf("digital link: block fading (coherence %d) is not modelled (the baseline's rate is that of a channel drawn anew every block); leave coherence at 1 for it", c.Coherence)
 	case c.Control != channel.PowerControl{}:
 		return fmt.Errorf("digital link: power control is not modelled (the capacity sets its own power law); leave it unset for the digital link")
 	case c.Complex && c.Fading != channel.Flat && l.Capacity != ZeroForcing:
@@ -137,7 +157,7 @@ func (l Link) Validate() error {
 	case l.Capacity == WaterFilling && c.Access == channel.NOMA && c.Fading != channel.Flat:
 		return fmt.Errorf("digital link: waterfilling under NOMA with fading is not implemented (the fading MAC's sum capacity with channel state); use zf or isotropic")
 	}
-	return nil
+	return l.validatePractical()
 }
 
 // Send compresses every worker's samples (K matrices S×d), sends them over
@@ -170,11 +190,33 @@ func (l Link) Send(rng *rand.Rand, samples []*mat.Dense) ([]*mat.Dense, Budget, 
 	if l.Capacity == Isotropic && l.Channel.Access == channel.NOMA && l.Channel.Fading != channel.Flat && slices.Min(gains) != slices.Max(gains) {
 		return nil, Budget{}, fmt.Errorf("digital link: isotropic capacity under NOMA with unequal large-scale gains is not implemented (its common rate needs every subset of workers); use zf")
 	}
-	caps, err := bitsPerSample(chanRng, l.Channel, l.Capacity, gains, k, s, d)
+	b := Budget{Access: l.Channel.Access, Capacity: l.Capacity, Uses: float64(realDims(l.Channel, d)), Gains: gains, SideInfo: d + d*(d+1)/2, Workers: make([]WorkerBudget, k)}
+	if l.Channel.Pilots.On {
+		pb, err := l.Channel.SplitBudget(k, s, d)
+		if err != nil {
+			return nil, Budget{}, fmt.Errorf("digital link: %w", err)
+		}
+		b.Pilots = &pb
+	}
+	if n := l.BlockLength; n > 0 {
+		blocks := s
+		if b.Pilots != nil {
+			blocks = b.Pilots.Samples
+		}
+		if uses := blocks * realDims(l.Channel, d); n > uses {
+			return nil, Budget{}, fmt.Errorf("digital link: block length n = %d exceeds the %d real channel uses of the %d blocks coded", n, uses, blocks)
+		}
+	}
+	caps, err := bitsPerSample(chanRng, l.Channel, l.Capacity, l.practical(), gains, k, s, d)
 	if err != nil {
 		return nil, Budget{}, fmt.Errorf("digital link: %w", err)
 	}
-	b := Budget{Access: l.Channel.Access, Capacity: l.Capacity, Uses: float64(realDims(l.Channel, d)), Gains: gains, SideInfo: d + d*(d+1)/2, Workers: make([]WorkerBudget, k)}
+	if b.Pilots != nil {
+		// The pilots leave S' of the S blocks to the samples' bits.
+		for i := range caps {
+			caps[i] *= float64(b.Pilots.Samples) / float64(s)
+		}
+	}
 	if b.Access == channel.NOMA {
 		b.Uses /= float64(k)
 	}

@@ -235,7 +235,7 @@ func TestSendRefusals(t *testing.T) {
 		{Link{Channel: channel.Config{Access: channel.NOMA, Fading: channel.Rayleigh, ExtraTx: 2, Repetition: 1, Power: 1, Gains: channel.LargeScale{OffsetDB: []float64{0, 3}}}, Capacity: Isotropic, Quantizer: TestChannel{}}, samples, "unequal large-scale gains"},
 		{Link{Channel: channel.Config{Access: channel.OMA, Repetition: 1, Power: 1, Gains: channel.LargeScale{OffsetDB: []float64{0, 3, 1}}}, Quantizer: TestChannel{}}, samples, "3 entries for K = 2"},
 		{Link{Channel: channel.Config{Access: channel.OMA, Fading: channel.Rician, Complex: true, KFactor: 2, ExtraTx: 2, Repetition: 1, Power: 1}, Quantizer: TestChannel{}}, samples, "rician"},
-		{Link{Channel: channel.Config{Access: channel.OMA, Fading: channel.Rayleigh, ExtraTx: 2, Repetition: 1, Power: 1, CSI: channel.CSI{ErrorVar: 0.1}}, Quantizer: TestChannel{}}, samples, "imperfect CSI"},
+		{Link{Channel: channel.Config{Access: channel.OMA, Fading: channel.Rayleigh, ExtraTx: 2, Repetition: 1, Power: 1, CSI: channel.CSI{ErrorVar: 0.1}}, Capacity: WaterFilling, Quantizer: TestChannel{}}, samples, "imperfect CSI"},
 		{Link{Channel: channel.Config{Access: channel.OMA, Fading: channel.Rayleigh, ExtraTx: 2, Repetition: 1, Power: 1, Control: channel.PowerControl{PeakPower: 4}}, Quantizer: TestChannel{}}, samples, "power control"},
 		{Link{Channel: channel.Config{Access: channel.OMA, Fading: channel.Rayleigh, Complex: true, ExtraTx: 1, Repetition: 1, Power: 1}, Capacity: Isotropic, Quantizer: TestChannel{}}, samples, "complex channel"},
 	} {

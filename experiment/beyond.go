@@ -85,6 +85,18 @@ func registerBeyond() {
 		map[string]string{"trials": "4", "repetition": "1,4"}),
 		merge(digital, map[string]string{"repetition": "1,2,3,4,6,8"})))
 
+	// Matched analog against practical digital at equal channel uses, power
+	// and sample budget, vs SNR, on the Fig. 3 setting: the analog workers
+	// precode to their samples' principal directions (precoder=whiten,
+	// docs/MATH.md note 22), paying for their second moments in blocks;
+	// the digital ones pay an SNR gap (gap_db) and codewords of finite
+	// length (blocklength, error_prob) besides their side information.
+	register(withDefaults(gaussSpec("matched-vs-practical", FigureBeyond,
+		"matched analog (whiten precoder, second moments charged) vs practical digital (SNR gap {gap_db} dB, codewords of {blocklength} uses at ε = {error_prob}, side information charged): err2 vs SNR, {subposteriors} Gaussian subposteriors, T = {T}",
+		"snr_db", "SNR (dB)", false, "heterogeneous", "2000", "-10,-5,0,5,10,15,20,25,30",
+		map[string]string{"trials": "4", "snr_db": "0,10,25"}),
+		merge(digital, practicalDefaults)))
+
 	// Power control under Rayleigh fading on the Fig. 3 setting: the
 	// paper's rule is full channel inversion with the long-term power
 	// constraint (peak_power = 0); truncated inversion skips the blocks
@@ -95,6 +107,14 @@ func registerBeyond() {
 		map[string]string{"trials": "4", "peak_power": peakQuick}),
 		map[string]string{"fading": "rayleigh", "peak_power": peakSweep}))
 }
+
+// practicalDefaults are matched-vs-practical's settings beyond
+// analog-vs-digital's: the whiten precoder on the analog side, and on the
+// digital side the 1.53 dB gap of uniform constellations (the granular
+// gap of a scalar quantiser: ½ log2(πe/6) = 0.254 bits per real dimension
+// at high rate) and codewords of 1000 real uses, a worker's whole OMA
+// budget at T = 2000 (200 blocks of d = 5 uses), at ε = 10⁻³.
+var practicalDefaults = map[string]string{"precoder": "whiten", "gap_db": "1.53", "blocklength": "1000", "error_prob": "1e-3"}
 
 // digitalSideBits is the default cost of side information in the
 // analog-vs-digital experiments, in bits per real: far finer than the

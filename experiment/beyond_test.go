@@ -57,7 +57,7 @@ func TestBeyondQuickRuns(t *testing.T) {
 		t.Skip("runs the experiments")
 	}
 	specs := beyondSpecs()
-	if len(specs) != 10 {
+	if len(specs) != 11 {
 		t.Fatalf("%d experiments beyond the paper", len(specs))
 	}
 	for _, spec := range specs {
@@ -173,10 +173,14 @@ func TestDigitalOnlyWhenAsked(t *testing.T) {
 	if len(out.Rows) != 0 || len(out.Skipped) != 1 || !strings.Contains(out.Skipped[0].Reason, "default protocol") {
 		t.Errorf("digital-wvcmc-oma without the default protocol: rows %v, skipped %v", out.Rows, out.Skipped)
 	}
-	// The digital link models no imperfect CSI: refused before any work
-	// (the charged pilots and block fading: TestPilotsParametersChecked).
-	if _, _, err := runner.Resolve(spec, []string{"digital=true", "fading=rayleigh", "csi_error=0.1"}, true, 1); err == nil || !strings.Contains(err.Error(), "imperfect CSI") {
-		t.Errorf("digital with imperfect CSI: %v", err)
+	// The digital link models imperfect CSI with zf only: the others are
+	// refused before any work (the charged pilots and block fading:
+	// TestPilotsParametersChecked).
+	if _, _, err := runner.Resolve(spec, []string{"digital=true", "fading=rayleigh", "csi_error=0.1"}, true, 1); err != nil {
+		t.Errorf("digital with imperfect CSI and zf: %v", err)
+	}
+	if _, _, err := runner.Resolve(spec, []string{"digital=true", "fading=rayleigh", "csi_error=0.1", "digital_capacity=isotropic"}, true, 1); err == nil || !strings.Contains(err.Error(), "imperfect CSI") {
+		t.Errorf("digital with imperfect CSI and isotropic capacity: %v", err)
 	}
 }
 
@@ -296,7 +300,7 @@ func TestFreshMomentMatchesMeasured(t *testing.T) {
 			// The law that ignores the model tested: perfect CSI, or a
 			// decoded sample equal to the sample (N0 = 0 of channel.Ideal).
 			perfect, _ := p.freshMoment(out, so, digitalLink)
-			if len(out.digital) > 0 {
+			if scheme.IsDigital(name) {
 				ds := out.digital[0]
 				ds.quant = digitalAdditive
 				perfect, _ = p.freshMoment(out, so, l)

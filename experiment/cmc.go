@@ -214,7 +214,7 @@ func (o *cmcOutput) transmit(rng *rand.Rand, cfg cmcConfig, access channel.Acces
 		}
 	}
 	rx, err := channel.Transmit(rng, link, samples)
-	if errors.Is(err, channel.ErrMeanBudget) || errors.Is(err, channel.ErrPilotBudget) {
+	if errors.Is(err, channel.ErrMeanBudget) || errors.Is(err, channel.ErrPilotBudget) || errors.Is(err, channel.ErrMomentBudget) {
 		return skip("%v: %v", access, err)
 	}
 	if rx.Pilots != nil && rx.S < 2 {
@@ -269,6 +269,19 @@ func (o *cmcOutput) linkInfo(name string, sent, rx *channel.Received) {
 		used, idle := sent.MeanUses()
 		info["centred"] = map[string]any{"budget_blocks": sent.Budget, "mean_blocks": sent.MeanBlocks,
 			"mean_bits": sent.MeanBits, "mean_var": sent.MeanVar, "mean_blocks_total": used, "idle_blocks": idle}
+	}
+	if sent.Rotation != nil {
+		used, idle := sent.SideUses()
+		powered := make([]int, len(sent.DirGain))
+		for k, f := range sent.DirGain {
+			for _, v := range f {
+				if v > 0 {
+					powered[k]++
+				}
+			}
+		}
+		info["matched"] = map[string]any{"budget_blocks": sent.Budget, "moment_blocks": sent.MomentBlocks,
+			"moment_bits": sent.MomentBits, "side_blocks_total": used, "idle_blocks": idle, "directions_sent": powered}
 	}
 	o.info["link-"+name] = info
 }

@@ -42,6 +42,11 @@ type digitalConfig struct {
 	capacity  digital.Capacity
 	quantizer string // digital-gcmc's quantiser, a digital_quantizer name
 	sideBits  float64
+	// The practical options: SNR gap (dB), codeword length (0: ∞) and its
+	// error probability (0 without a length).
+	gapDB    float64
+	blockLen int
+	errProb  float64
 }
 
 // decodeDigital reads the digital parameters (digitalParams): nil when
@@ -52,7 +57,12 @@ func decodeDigital(v runner.Values, p *problems) *digitalConfig {
 	}
 	c, err := digital.ParseCapacity(v.String("digital_capacity"))
 	p.add("digital_capacity", err)
-	return &digitalConfig{capacity: c, quantizer: v.String("digital_quantizer"), sideBits: v.Float("side_info_bits")}
+	d := &digitalConfig{capacity: c, quantizer: v.String("digital_quantizer"), sideBits: v.Float("side_info_bits"),
+		gapDB: v.Float("gap_db"), blockLen: v.Int("blocklength")}
+	if d.blockLen > 0 {
+		d.errProb = v.Float("error_prob")
+	}
+	return d
 }
 
 // quantizer returns the quantiser named q.
@@ -73,7 +83,8 @@ func quantizer(q string) digital.Quantizer {
 // link returns the digital link of a baseline over the analog link l.
 func (c *digitalConfig) link(l channel.Config, access channel.Access, quant string) digital.Link {
 	l.Access = access
-	return digital.Link{Channel: l, Capacity: c.capacity, Quantizer: quantizer(quant), SideInfoBits: c.sideBits}
+	return digital.Link{Channel: l, Capacity: c.capacity, Quantizer: quantizer(quant), SideInfoBits: c.sideBits,
+		GapDB: c.gapDB, BlockLength: c.blockLen, ErrorProb: c.errProb}
 }
 
 // digitalBaselines lists, in scheme.Digital order, each baseline's access,
@@ -201,8 +212,12 @@ func budgetInfo(b digital.Budget) map[string]any {
 	for k, w := range b.Workers {
 		capacity[k], rate[k], bound[k], dist[k] = w.Capacity, w.Rate, w.Bound, w.Distortion
 	}
-	return map[string]any{"capacity": b.Capacity.String(), "channel_uses_per_sample": b.Uses,
+	info := map[string]any{"capacity": b.Capacity.String(), "channel_uses_per_sample": b.Uses,
 		"bits_per_sample": capacity, "rate": rate, "distortion_bound": bound, "distortion": dist}
+	if p := b.Pilots; p != nil {
+		info["pilots"] = map[string]any{"budget_blocks": p.Budget, "samples_blocks": p.Samples, "pilot_uses": p.Uses(), "idle_uses": p.Idle}
+	}
+	return info
 }
 
 // withDigital returns schemes followed by the digital baselines: the

@@ -26,6 +26,8 @@ type linkConfig struct {
 func decodeLink(v runner.Values, p *problems) linkConfig {
 	f, err := channel.ParseFading(v.String("fading"))
 	p.add("fading", err)
+	precoder, err := channel.ParsePrecoder(v.String("precoder"))
+	p.add("precoder", err)
 	offsets, err := parseOffsets(v.String("snr_offsets_db"))
 	if err != nil {
 		p.add("link", fmt.Errorf("channel: %w", err))
@@ -46,6 +48,7 @@ func decodeLink(v runner.Values, p *problems) linkConfig {
 			Centre:     v.Bool("centre"),
 			Coherence:  v.Int("coherence"),
 			RxAntennas: v.Int("rx_antennas"),
+			Precoder:   precoder,
 		},
 		spreadDB: v.Float("snr_spread_db"),
 	}

@@ -73,6 +73,7 @@ func beyondParams() []runner.Param {
 		floatParam("pilot_boost_db", "0", "with pilots=true: the pilot SNR over the data SNR snr_db, in dB (0 = pilots at the data SNR; snr_db + pilot_boost_db within ±100)"),
 		boolParam("centre", "false", "mean-centred transmission (docs/BEYOND.md note 17): each worker sends its samples minus their mean m_k, with P_k set by the fluctuations, and m_k digitally (error variance ≤ 1% of its smallest marginal variance) in blocks taken from the samples' budget; the server adds back the combined mean; needs perfect CSI, no peak_power, no rician fading"),
 		intParam("rx_antennas", "1", "receive antennas N_r per received dimension (docs/MATH.md note 21): the server combines its N_r·m_r antennas with a beamformer (OMA: each worker's dominant channel subspace; NOMA: the AirComp beamformer of the K workers) through which the workers zero-force; 1 = the paper's single antenna; at most 64, real channel (flat or rayleigh), no peak_power, no digital baselines", 1),
+		choiceParam("precoder", "identity", "analog precoder (docs/MATH.md note 22): identity (the paper's E_k = √P_k B) or whiten (each worker rotates to the principal directions of its samples' second moment and reverse water-fills the power on √λ, the MSE-optimal linear encoder; its second moment goes first as side information, coded as centre's means, in blocks taken from the samples' budget; needs perfect CSI, no peak_power, no rician fading)", "identity", "whiten"),
 	)...)
 }
 
@@ -85,6 +86,9 @@ func digitalParams() []runner.Param {
 		choiceParam("digital_quantizer", digitalTestChannel, "quantiser of digital-gcmc: "+digitalTestChannel+" (the rate–distortion bound, MMSE reconstruction), "+digitalPosterior+" (a draw from p(x | code) instead of its mean), "+digitalAdditive+" (x + white noise at the same rate), "+digitalUniform+" or "+digitalDither+" (scalar uniform quantisers); the digital-wgcmc schemes always use "+digitalAdditive,
 			digitalTestChannel, digitalPosterior, digitalAdditive, digitalUniform, digitalDither),
 		nonNegParam("side_info_bits", "0", "bits charged per real of side information (each worker's mean and covariance, d + d(d+1)/2 reals) against the digital link's rate; 0 = free"),
+		nonNegParam("gap_db", "0", "practical digital link: SNR gap Γ in dB of its code, modulation and quantisation, the rate being capacity at SNR/Γ (docs/BEYOND.md (16.10); 1.53 = the shaping gap of uniform constellations, the granular gap of a scalar quantiser); 0 = capacity"),
+		intParam("blocklength", "0", "practical digital link: real channel uses n of one codeword, the rate being the normal approximation at error probability error_prob (docs/BEYOND.md (16.10)); 0 = unbounded", 0),
+		runner.Param{Name: "error_prob", Kind: runner.Float, Default: "1e-3", Doc: "codeword error probability ε of the normal approximation (used with blocklength > 0)", Min: 1e-12, Max: 0.49, HasMin: true, HasMax: true},
 	)...)
 }
 

@@ -37,17 +37,19 @@ func TestPilotsParametersChecked(t *testing.T) {
 		// OMA: ⌊20/10⌋ = 2 blocks of 5 uses per worker, less than 7 pilot
 		// uses and one block.
 		{[]string{ray, "pilots=true", "T=20"}, "pilots take every sample block"},
-		{[]string{ray, "pilots=true", "digital=true"}, "imperfect CSI"},
-		{[]string{ray, "coherence=3", "digital=true"}, "block fading"},
+		{[]string{ray, "pilots=true", "digital=true", "digital_capacity=isotropic"}, "imperfect CSI with isotropic"},
 	} {
 		_, _, err := runner.Resolve(spec, c.sets, true, 1)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want an error mentioning %q", c.sets, err, c.want)
 		}
 	}
-	// The same budget with only the NOMA schemes leaves NOMA its samples.
-	if _, _, err := runner.Resolve(spec, []string{ray, "pilots=true", "T=20", "schemes=wgcmc-noma"}, true, 1); err != nil {
-		t.Errorf("NOMA schemes only: %v", err)
+	// The same budget with only the NOMA schemes leaves NOMA its samples;
+	// the digital baselines take pilots and block fading with zf.
+	for _, sets := range [][]string{{ray, "pilots=true", "T=20", "schemes=wgcmc-noma"}, {ray, "pilots=true", "digital=true"}, {ray, "coherence=3", "digital=true"}} {
+		if _, _, err := runner.Resolve(spec, sets, true, 1); err != nil {
+			t.Errorf("%v: %v", sets, err)
+		}
 	}
 }
 

@@ -205,9 +205,18 @@ func (w wirelessConfig) beyondCaption(v runner.Values) string {
 	if c.Pilots.On {
 		parts = append(parts, "pilots charged")
 	}
+	if c.Precoder != channel.Identity {
+		parts = append(parts, c.Precoder.String()+" precoder")
+	}
 	if d := w.digital; d != nil {
 		parts = append(parts, fmt.Sprintf("digital: %s capacity, %s quantiser (digital-gcmc), side information %s bits per real",
 			v.Raw("digital_capacity"), d.quantizer, v.Raw("side_info_bits")))
+		if d.gapDB > 0 {
+			parts = append(parts, fmt.Sprintf("SNR gap %s dB", v.Raw("gap_db")))
+		}
+		if d.blockLen > 0 {
+			parts = append(parts, fmt.Sprintf("codewords of %d uses at error probability %s", d.blockLen, v.Raw("error_prob")))
+		}
 	}
 	if len(parts) == 0 {
 		return ""
