@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Settings configures the WVCMC optimisation, as optimize.Settings does
@@ -248,9 +249,10 @@ func (Adam) method()        {}
 func (LBFGS) method()       {}
 func (Newton) method()      {}
 
-// ParseMethod returns the zero-valued (default) method named name.
+// ParseMethod returns the zero-valued (default) method named name, one of
+// the names Method.Name returns, in any case.
 func ParseMethod(name string) (Method, error) {
-	switch name {
+	switch strings.ToLower(name) {
 	case NameSGD:
 		return SGD{}, nil
 	case NameAdam:

@@ -158,6 +158,22 @@ func TestSettingsErrors(t *testing.T) {
 	}
 }
 
+// ParseMethod is the inverse of Method.Name, in any case, and names the
+// methods when it refuses a name.
+func TestParseMethod(t *testing.T) {
+	for _, m := range []Method{SGD{}, Adam{}, LBFGS{}, Newton{}} {
+		for _, name := range []string{m.Name(), strings.ToUpper(m.Name())} {
+			if got, err := ParseMethod(name); err != nil || got != m {
+				t.Errorf("ParseMethod(%q) = %v, %v; want %v", name, got, err, m)
+			}
+		}
+	}
+	_, err := ParseMethod("bfgs")
+	if err == nil || !strings.Contains(err.Error(), `"bfgs"`) || !strings.Contains(err.Error(), "lbfgs, newton, adam or sgd") {
+		t.Errorf("ParseMethod(\"bfgs\"): %v", err)
+	}
+}
+
 func TestStatusNames(t *testing.T) {
 	want := map[Status]string{
 		NotStopped: "not-stopped", GradientConverged: "gradient-converged", ObjectiveStalled: "objective-stalled",
