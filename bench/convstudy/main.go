@@ -158,7 +158,7 @@ func newProblem(c config, rng *rand.Rand) (*problem, error) {
 		return nil, err
 	}
 	ref := mat.NewDense(c.ref, p.target.Dim(), nil)
-	if err := ch.Sample(rng, ref, 100); err != nil {
+	if _, err := ch.Run(context.Background(), rng, ref, nil, 100, 1, nil); err != nil {
 		return nil, err
 	}
 	p.refMoment = metric.SecondMoment(ref)
@@ -166,7 +166,7 @@ func newProblem(c config, rng *rand.Rand) (*problem, error) {
 	return p, nil
 }
 
-func (p *problem) chain(set dataset.Set, priorVar float64) (sampler.Chain, error) {
+func (p *problem) chain(set dataset.Set, priorVar float64) (sampler.Runner, error) {
 	if p.hmc {
 		return sampler.NewProbitHMC(set.U, set.V, priorVar)
 	}
@@ -276,7 +276,7 @@ func (p *problem) workers(c config, rng *rand.Rand) (samples, fresh []*mat.Dense
 	if err != nil {
 		return nil, nil, err
 	}
-	chains := make([]sampler.Chain, c.k)
+	chains := make([]sampler.Runner, c.k)
 	rngs := make([]*rand.Rand, c.k)
 	d := p.target.Dim()
 	for i, idx := range shards {
@@ -287,10 +287,11 @@ func (p *problem) workers(c config, rng *rand.Rand) (samples, fresh []*mat.Dense
 		samples = append(samples, mat.NewDense(c.t, d, nil))
 		fresh = append(fresh, mat.NewDense(c.fresh*c.t, d, nil))
 	}
-	if err := sampler.SampleChains(rngs, chains, samples, 100); err != nil {
+	if _, err := sampler.RunChains(context.Background(), rngs, chains, samples, nil, 100, 1, nil); err != nil {
 		return nil, nil, err
 	}
-	return samples, fresh, sampler.SampleChains(rngs, chains, fresh, 0)
+	_, err = sampler.RunChains(context.Background(), rngs, chains, fresh, nil, 0, 1, nil)
+	return samples, fresh, err
 }
 
 // measure returns err2 and the predictive KL of the in-sample and fresh
