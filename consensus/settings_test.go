@@ -459,3 +459,31 @@ func TestCancelledBeforeStart(t *testing.T) {
 		}
 	}
 }
+
+// FitFromStart is InitialMap then WVCMC: the same start (left unchanged by
+// the run), fallback and fitted map, bit for bit.
+func TestFitFromStart(t *testing.T) {
+	for _, c := range []struct {
+		access   channel.Access
+		s        int
+		fallback bool
+	}{{channel.OMA, 40, false}, {channel.NOMA, 40, false}, {channel.OMA, 3, true}} {
+		rx, init, target, _, _ := threeWorkers(t, c.access, 5, c.s)
+		settings := Settings{Method: Adam{Iters: 20, BatchSize: 10}, Holdout: Off}
+		want, err := WVCMC(context.Background(), rand.New(rand.NewPCG(1, 2)), rx, target, init, settings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fit, start, fallback, err := FitFromStart(context.Background(), rand.New(rand.NewPCG(1, 2)), rx, target, settings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fallback != c.fallback || mapHash(start) != mapHash(init) || mapHash(fit.Map) != mapHash(want.Map) {
+			t.Errorf("%v, S = %d: fallback %v (want %v), start same %v, fit same %v", c.access, c.s,
+				fallback, c.fallback, mapHash(start) == mapHash(init), mapHash(fit.Map) == mapHash(want.Map))
+		}
+		if mapHash(fit.Map) == mapHash(start) {
+			t.Errorf("%v, S = %d: the fit did not move from the start", c.access, c.s)
+		}
+	}
+}

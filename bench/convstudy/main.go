@@ -201,12 +201,8 @@ func study(c config) error {
 				if err != nil {
 					return err
 				}
-				init, _, err := consensus.InitialMap(rx)
-				if err != nil {
-					return err
-				}
 				for _, method := range c.methods {
-					if err := p.path(c, method, rx, again, init, fmt.Sprintf("%-5d %-5g %-4v %-7s", trial, snr, acc, method)); err != nil {
+					if err := p.path(c, method, rx, again, fmt.Sprintf("%-5d %-5g %-4v %-7s", trial, snr, acc, method)); err != nil {
 						return err
 					}
 				}
@@ -225,7 +221,7 @@ type iterate struct {
 
 // path runs method to the smallest tolerance and prints, for every
 // tolerance, the first iterate that meets it.
-func (p *problem) path(c config, method string, rx, again *channel.Received, init consensus.Map, prefix string) error {
+func (p *problem) path(c config, method string, rx, again *channel.Received, prefix string) error {
 	nt := consensus.Newton{Iters: c.maxIters, GradTol: c.tols[len(c.tols)-1], Confine: true}
 	var m consensus.Method = nt
 	if method == consensus.NameLBFGS {
@@ -244,7 +240,7 @@ func (p *problem) path(c config, method string, rx, again *channel.Received, ini
 			its = append(its, iterate{m.Clone(), evals, it + 1, cpu() - c0})
 		}
 	}
-	fit, err := consensus.WVCMC(context.Background(), rand.New(rand.NewPCG(1, 2)), rx, p.target.Clone(), init, s)
+	fit, _, _, err := consensus.FitFromStart(context.Background(), rand.New(rand.NewPCG(1, 2)), rx, p.target.Clone(), s)
 	if err != nil {
 		fmt.Printf("%s error: %v\n", prefix, err)
 		return nil
