@@ -385,19 +385,6 @@ func (v *Variational) optimize(ctx context.Context, rng *rand.Rand, init Map, f0
 	panic(fmt.Sprintf("consensus: unresolved method %T", r.Method))
 }
 
-// profileLabel names the method run, with its holdout and whitening, as
-// in the wvcmc profile label.
-func (r resolved) profileLabel() string {
-	name := r.Method.Name()
-	if r.holdout > 0 {
-		name += "+holdout"
-	}
-	if m, ok := r.Method.(LBFGS); ok && m.Whiten {
-		name += "+whiten"
-	}
-	return name
-}
-
 // gradNorm is the full-batch ‖∇L̃(m)‖_F in coordinates c. It is a
 // diagnostic, not counted in Fit.Evaluations.
 func (v *Variational) gradNorm(m Map, c coords) (float64, error) {
