@@ -79,7 +79,7 @@ type Result struct {
 
 // Aggregate maps the received signals rx to global-posterior samples with
 // the scheme of a. WVCMC starts from the paper's start point
-// (consensus.InitialMap, docs/MATH.md note 7); its minibatches, if any, come from
+// (consensus.FitFromStart, docs/MATH.md note 7); its minibatches, if any, come from
 // the generator of seed. A WVCMC run that ended far worse than it started
 // (consensus.Fit.Diverged) fails with an error wrapping
 // consensus.ErrDiverged.
@@ -107,11 +107,7 @@ func AggregateContext(ctx context.Context, rx *channel.Received, a Aggregation, 
 		if a.Target.Dim() != rx.D {
 			return nil, fmt.Errorf("%s: the target has d = %d, the signals carry d = %d", WVCMC, a.Target.Dim(), rx.D)
 		}
-		var init consensus.Map
-		if init, res.Fallback, err = consensus.InitialMap(rx); err != nil {
-			return nil, fmt.Errorf("%s start point: %w", WVCMC, err)
-		}
-		if res.Fit, err = consensus.WVCMC(ctx, stream(seed, stepAggregate, 0), rx, a.Target, init, a.Optimizer); err == nil {
+		if res.Fit, _, res.Fallback, err = consensus.FitFromStart(ctx, stream(seed, stepAggregate, 0), rx, a.Target, a.Optimizer); err == nil {
 			err = res.Fit.Diverged()
 			res.Map = res.Fit.Map
 		}

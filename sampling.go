@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -123,15 +122,7 @@ func (d *Draws) Pooled() *mat.Dense {
 // hash extended by c − 1.
 func chainRngs(s uint64, step, k, chains int) []*rand.Rand {
 	h := seed.New(s).AddUint64(uint64(step)).AddUint64(uint64(k))
-	rngs := make([]*rand.Rand, chains)
-	for c := range rngs {
-		if c == 0 {
-			rngs[c] = h.Rand()
-		} else {
-			rngs[c] = h.AddUint64(uint64(c)).Rand()
-		}
-	}
-	return rngs
+	return h.Chains(h.Rand(), chains)
 }
 
 // job is the chains of one posterior, ready to run.
@@ -151,32 +142,14 @@ func newJob(set dataset.Set, s Sampling, pv float64, seed uint64, step, k int, w
 	if err != nil {
 		return job{}, err
 	}
+	sampler.NameChains(what, chains)
 	dst := make([]*mat.Dense, s.Chains)
 	infos := make([][]sampler.Info, s.Chains)
 	for c := range dst {
 		dst[c] = mat.NewDense(s.S, set.Dim(), nil)
 		infos[c] = make([]sampler.Info, s.S)
-		label := what
-		if s.Chains > 1 {
-			label = strings.TrimPrefix(fmt.Sprintf("%s, chain %d", what, c+1), ", ")
-		}
-		chains[c] = labelled{chains[c], label}
 	}
 	return job{chains, rngs, dst, infos}, nil
-}
-
-// labelled names a chain in its errors.
-type labelled struct {
-	sampler.Runner
-	label string
-}
-
-func (l labelled) Run(ctx context.Context, rng *rand.Rand, dst *mat.Dense, infos []sampler.Info, burnin, thin int, progress sampler.Progress) (sampler.Stats, error) {
-	st, err := l.Runner.Run(ctx, rng, dst, infos, burnin, thin, progress)
-	if err != nil && l.label != "" {
-		err = fmt.Errorf("%s: %w", l.label, err)
-	}
-	return st, err
 }
 
 // runJobs runs the chains of all jobs in parallel, until ctx is done, and

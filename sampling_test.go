@@ -81,7 +81,7 @@ func TestSampleWorkerChains(t *testing.T) {
 				t.Fatal(err)
 			}
 			c3 := mat.NewDense(s.S, sh.Dim(), nil)
-			if err := runners[2].Sample(rngs[2], c3, s.BurnIn); err != nil {
+			if _, err := runners[2].Run(context.Background(), rngs[2], c3, nil, s.BurnIn, 1, nil); err != nil {
 				t.Fatal(err)
 			}
 			if !equalBits(c3, one.Chains[2]) {

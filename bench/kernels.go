@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -332,7 +333,7 @@ func (b *suite) vectorRate() (flopsPerSec float64, name string, ok bool) {
 	return b.peak, b.peakName, true
 }
 
-// parallel runs K workers' chains (sampler.SampleChains) on one core and
+// parallel runs K workers' chains (sampler.RunChains) on one core and
 // on all cores, in interleaved rounds from the same start and seeds, and
 // checks that the samples are identical.
 func (b *suite) parallel() error {
@@ -350,7 +351,7 @@ func (b *suite) parallel() error {
 			withProcs(p, func() {
 				c0, ok0 := processCPU()
 				t0 := time.Now()
-				err = sampler.SampleChains(rngs, chains, dst, 0)
+				_, err = sampler.RunChains(context.Background(), rngs, chains, dst, nil, 0, 1, nil)
 				el := time.Since(t0)
 				c1, ok1 := processCPU()
 				if el < best[i] {

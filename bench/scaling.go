@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -75,7 +76,7 @@ func (b *suite) scaleS() error {
 	})
 }
 
-// scaleK times K workers (sampler.SampleChains, all cores), each with its
+// scaleK times K workers (sampler.RunChains, all cores), each with its
 // own shard of fixed size, so that the work grows like K; each size is the
 // best of fresh runs from the same start.
 func (b *suite) scaleK() error {
@@ -92,7 +93,7 @@ func (b *suite) scaleK() error {
 				return 0, err
 			}
 			t0 := time.Now()
-			if err := sampler.SampleChains(rngs, chains, dst, 0); err != nil {
+			if _, err := sampler.RunChains(context.Background(), rngs, chains, dst, nil, 0, 1, nil); err != nil {
 				return 0, err
 			}
 			best = min(best, time.Since(t0))

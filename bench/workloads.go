@@ -58,9 +58,9 @@ func (b *suite) newChain(n, d int) (*sampler.Gibbs, *rand.Rand, dataset.Set, err
 // workerSetup returns K Gibbs chains on equal shards of (n, 5) data (the
 // paper's subposteriors: prior variance K·σ²), fresh generators and
 // output matrices of s rows.
-func workerSetup(n, k, s int) ([]sampler.Chain, []*rand.Rand, []*mat.Dense, error) {
+func workerSetup(n, k, s int) ([]sampler.Runner, []*rand.Rand, []*mat.Dense, error) {
 	set := probitData(17, n, 5)
-	chains := make([]sampler.Chain, k)
+	chains := make([]sampler.Runner, k)
 	rngs := make([]*rand.Rand, k)
 	dst := make([]*mat.Dense, k)
 	for i := range k {

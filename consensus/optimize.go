@@ -173,6 +173,20 @@ func WVCMC(ctx context.Context, rng *rand.Rand, rx *channel.Received, target mod
 	return fit, nil
 }
 
+// FitFromStart runs WVCMC from the paper's start point: InitialMap(rx),
+// then WVCMC(ctx, rng, rx, target, start, s). It returns the fit, the
+// start map (unchanged by the run) and whether the OMA start fell back to
+// the decoded average (InitialMap). An error of the start point is
+// returned as "start point: …", with a zero start.
+func FitFromStart(ctx context.Context, rng *rand.Rand, rx *channel.Received, target model.Target, s Settings) (fit *Fit, start Map, fallback bool, err error) {
+	start, fallback, err = InitialMap(rx)
+	if err != nil {
+		return nil, Map{}, false, fmt.Errorf("start point: %w", err)
+	}
+	fit, err = WVCMC(ctx, rng, rx, target, start, s)
+	return fit, start, fallback, err
+}
+
 // signalShift holds signals shifted to centred coordinates (WVCMC): each
 // stream minus ȳ_k, the mean of its first nfit rows.
 type signalShift struct {
@@ -375,19 +389,6 @@ func (v *Variational) optimize(ctx context.Context, rng *rand.Rand, init Map, f0
 		return v.minimize(ctx, init, f0, r, gonumRun{method: &optimize.Newton{}, iters: m.Iters, gradTol: m.GradTol, relTol: Off, confine: m.Confine, hess: h.eval}, c, g0, stop)
 	}
 	panic(fmt.Sprintf("consensus: unresolved method %T", r.Method))
-}
-
-// profileLabel names the method run, with its holdout and whitening, as
-// in the wvcmc profile label.
-func (r resolved) profileLabel() string {
-	name := r.Method.Name()
-	if r.holdout > 0 {
-		name += "+holdout"
-	}
-	if m, ok := r.Method.(LBFGS); ok && m.Whiten {
-		name += "+whiten"
-	}
-	return name
 }
 
 // gradNorm is the full-batch ‖∇L̃(m)‖_F in coordinates c. It is a

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Settings configures the WVCMC optimisation, as optimize.Settings does
@@ -114,6 +115,40 @@ const (
 	DefaultNewtonMaxDim = 512
 )
 
+// Converged returns the settings that run WVCMC to a stationary point of
+// the in-sample objective: Newton's method in whitened coordinates,
+// confined to the start's region (Newton, LBFGS.Whiten, LBFGS.Confine),
+// without a held-out set, stopped when ‖∇L̃‖ ≤ gradTol times its start
+// value, or at maxIters iterations (0 means ConvergedIters, a gradTol of 0
+// ConvergedGradTol; Fit.Status says which stopped it). Where Newton does not apply (a target that is
+// not model.Curved, more than DefaultNewtonMaxDim coordinates, or signals
+// that do not span every receive dimension) the run is whitened L-BFGS
+// with the same stopping rule, without a stall test (Newton.FirstOrder).
+// When the fitted signals do not span every receive dimension
+// (Fit.Unspanned > 0: OMA with S < K·m_r) the in-sample objective has no
+// minimum; the stationary point is then that of L̃ over the maps that
+// agree with the start map along the unspanned directions (see
+// LBFGS.Whiten).
+func Converged(maxIters int, gradTol float64) Settings {
+	if maxIters == 0 {
+		maxIters = ConvergedIters
+	}
+	if gradTol == 0 {
+		gradTol = ConvergedGradTol
+	}
+	return Settings{
+		Method:  Newton{Iters: maxIters, GradTol: gradTol, Confine: true},
+		Holdout: Off,
+	}
+}
+
+// Paper returns the paper's procedure (Algorithms 1–2): SGD with step η
+// for t_m = iters iterations on minibatches of batch data points (0: full
+// batch), without a held-out set.
+func Paper(step float64, iters, batch int) Settings {
+	return Settings{Method: SGD{Step: step, Iters: iters, BatchSize: batch}, Holdout: Off}
+}
+
 // Method is a WVCMC optimiser with its own settings: SGD, Adam, LBFGS or
 // Newton (values or pointers). The zero value of each is its documented
 // default.
@@ -132,6 +167,22 @@ const (
 	NameNewton = "newton"
 )
 
+// ParseMethod returns the zero-valued (default) method named name, one of
+// the names Method.Name returns, in any case.
+func ParseMethod(name string) (Method, error) {
+	switch strings.ToLower(name) {
+	case NameSGD:
+		return SGD{}, nil
+	case NameAdam:
+		return Adam{}, nil
+	case NameLBFGS:
+		return LBFGS{}, nil
+	case NameNewton:
+		return Newton{}, nil
+	}
+	return nil, fmt.Errorf("unknown optimiser %q (want %s, %s, %s or %s)", name, NameLBFGS, NameNewton, NameAdam, NameSGD)
+}
+
 // SGD is the paper's literal procedure (Algorithms 1–2): W ← W − η ∇L̃
 // for t_m iterations, on full batches or minibatches of N_b data points.
 type SGD struct {
@@ -143,6 +194,25 @@ type SGD struct {
 	Iters int
 	// BatchSize is N_b; 0 or ≥ N means full batch.
 	BatchSize int
+}
+
+func (SGD) Name() string { return NameSGD }
+func (SGD) method()      {}
+
+func (m SGD) resolve() SGD {
+	m.Iters = iters(m.Iters)
+	return m
+}
+
+// iters resolves SGD's and Adam's iterations: 0 is the default, Off none.
+func iters(n int) int {
+	switch n {
+	case 0:
+		return DefaultIters
+	case Off:
+		return 0
+	}
+	return n
 }
 
 // Adam runs Adam on minibatch gradients with a step relative to the scale
@@ -157,6 +227,17 @@ type Adam struct {
 	Iters int
 	// BatchSize is N_b; 0 or ≥ N means full batch.
 	BatchSize int
+}
+
+func (Adam) Name() string { return NameAdam }
+func (Adam) method()      {}
+
+func (m Adam) resolve() Adam {
+	if m.Step == 0 {
+		m.Step = DefaultAdamStep
+	}
+	m.Iters = iters(m.Iters)
+	return m
 }
 
 // LBFGS minimises the full-batch objective with gonum's L-BFGS. It needs
@@ -196,6 +277,19 @@ type LBFGS struct {
 	// Confine rejects such trial points, as if L̃ were +∞ there, so the
 	// run converges to a stationary point that descent from W_0 reaches.
 	Confine bool
+}
+
+func (LBFGS) Name() string { return NameLBFGS }
+func (LBFGS) method()      {}
+
+func (m LBFGS) resolve() LBFGS {
+	if m.Iters == 0 {
+		m.Iters = DefaultLBFGSIters
+	}
+	if m.RelTol == 0 {
+		m.RelTol = DefaultRelTol
+	}
+	return m
 }
 
 // Newton minimises the full-batch objective by Newton's method with the
@@ -239,80 +333,26 @@ func (n Newton) FirstOrder() LBFGS {
 	return LBFGS{Iters: n.Iters, GradTol: n.GradTol, RelTol: Off, Whiten: true, Confine: n.Confine}
 }
 
-func (SGD) Name() string    { return NameSGD }
-func (Adam) Name() string   { return NameAdam }
-func (LBFGS) Name() string  { return NameLBFGS }
 func (Newton) Name() string { return NameNewton }
-func (SGD) method()         {}
-func (Adam) method()        {}
-func (LBFGS) method()       {}
 func (Newton) method()      {}
 
-// ParseMethod returns the zero-valued (default) method named name.
-func ParseMethod(name string) (Method, error) {
-	switch name {
-	case NameSGD:
-		return SGD{}, nil
-	case NameAdam:
-		return Adam{}, nil
-	case NameLBFGS:
-		return LBFGS{}, nil
-	case NameNewton:
-		return Newton{}, nil
+func (m Newton) resolve() Newton {
+	if m.Iters == 0 {
+		m.Iters = ConvergedIters
 	}
-	return nil, fmt.Errorf("unknown optimiser %q (want %s, %s, %s or %s)", name, NameLBFGS, NameNewton, NameAdam, NameSGD)
-}
-
-// Converged returns the settings that run WVCMC to a stationary point of
-// the in-sample objective: Newton's method in whitened coordinates,
-// confined to the start's region (Newton, LBFGS.Whiten, LBFGS.Confine),
-// without a held-out set, stopped when ‖∇L̃‖ ≤ gradTol times its start
-// value, or at maxIters iterations (0 means ConvergedIters, a gradTol of 0
-// ConvergedGradTol; Fit.Status says which stopped it). Where Newton does not apply (a target that is
-// not model.Curved, more than DefaultNewtonMaxDim coordinates, or signals
-// that do not span every receive dimension) the run is whitened L-BFGS
-// with the same stopping rule, without a stall test (Newton.FirstOrder).
-// When the fitted signals do not span every receive dimension
-// (Fit.Unspanned > 0: OMA with S < K·m_r) the in-sample objective has no
-// minimum; the stationary point is then that of L̃ over the maps that
-// agree with the start map along the unspanned directions (see
-// LBFGS.Whiten).
-func Converged(maxIters int, gradTol float64) Settings {
-	if maxIters == 0 {
-		maxIters = ConvergedIters
+	if m.GradTol == 0 {
+		m.GradTol = ConvergedGradTol
 	}
-	if gradTol == 0 {
-		gradTol = ConvergedGradTol
+	if m.MaxDim == 0 {
+		m.MaxDim = DefaultNewtonMaxDim
 	}
-	return Settings{
-		Method:  Newton{Iters: maxIters, GradTol: gradTol, Confine: true},
-		Holdout: Off,
-	}
-}
-
-// Paper returns the paper's procedure (Algorithms 1–2): SGD with step η
-// for t_m = iters iterations on minibatches of batch data points (0: full
-// batch), without a held-out set.
-func Paper(step float64, iters, batch int) Settings {
-	return Settings{Method: SGD{Step: step, Iters: iters, BatchSize: batch}, Holdout: Off}
+	return m
 }
 
 // resolved are Settings with every default filled in.
 type resolved struct {
 	Settings
 	holdout float64 // 0: none
-}
-
-// whiten reports whether the run is in whitened coordinates (Newton
-// always is).
-func (r resolved) whiten() bool {
-	switch m := r.Method.(type) {
-	case LBFGS:
-		return m.Whiten
-	case Newton:
-		return true
-	}
-	return false
 }
 
 // resolve fills in the defaults and checks the settings.
@@ -368,51 +408,29 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-func (m SGD) resolve() SGD {
-	m.Iters = iters(m.Iters)
-	return m
+// whiten reports whether the run is in whitened coordinates (Newton
+// always is).
+func (r resolved) whiten() bool {
+	switch m := r.Method.(type) {
+	case LBFGS:
+		return m.Whiten
+	case Newton:
+		return true
+	}
+	return false
 }
 
-// iters resolves SGD's and Adam's iterations: 0 is the default, Off none.
-func iters(n int) int {
-	switch n {
-	case 0:
-		return DefaultIters
-	case Off:
-		return 0
+// profileLabel names the method run, with its holdout and whitening, as
+// in the wvcmc profile label.
+func (r resolved) profileLabel() string {
+	name := r.Method.Name()
+	if r.holdout > 0 {
+		name += "+holdout"
 	}
-	return n
-}
-
-func (m Adam) resolve() Adam {
-	if m.Step == 0 {
-		m.Step = DefaultAdamStep
+	if m, ok := r.Method.(LBFGS); ok && m.Whiten {
+		name += "+whiten"
 	}
-	m.Iters = iters(m.Iters)
-	return m
-}
-
-func (m LBFGS) resolve() LBFGS {
-	if m.Iters == 0 {
-		m.Iters = DefaultLBFGSIters
-	}
-	if m.RelTol == 0 {
-		m.RelTol = DefaultRelTol
-	}
-	return m
-}
-
-func (m Newton) resolve() Newton {
-	if m.Iters == 0 {
-		m.Iters = ConvergedIters
-	}
-	if m.GradTol == 0 {
-		m.GradTol = ConvergedGradTol
-	}
-	if m.MaxDim == 0 {
-		m.MaxDim = DefaultNewtonMaxDim
-	}
-	return m
+	return name
 }
 
 // check reports settings no optimiser can run with.

@@ -158,6 +158,22 @@ func TestSettingsErrors(t *testing.T) {
 	}
 }
 
+// ParseMethod is the inverse of Method.Name, in any case, and names the
+// methods when it refuses a name.
+func TestParseMethod(t *testing.T) {
+	for _, m := range []Method{SGD{}, Adam{}, LBFGS{}, Newton{}} {
+		for _, name := range []string{m.Name(), strings.ToUpper(m.Name())} {
+			if got, err := ParseMethod(name); err != nil || got != m {
+				t.Errorf("ParseMethod(%q) = %v, %v; want %v", name, got, err, m)
+			}
+		}
+	}
+	_, err := ParseMethod("bfgs")
+	if err == nil || !strings.Contains(err.Error(), `"bfgs"`) || !strings.Contains(err.Error(), "lbfgs, newton, adam or sgd") {
+		t.Errorf("ParseMethod(\"bfgs\"): %v", err)
+	}
+}
+
 func TestStatusNames(t *testing.T) {
 	want := map[Status]string{
 		NotStopped: "not-stopped", GradientConverged: "gradient-converged", ObjectiveStalled: "objective-stalled",
@@ -440,6 +456,34 @@ func TestCancelledBeforeStart(t *testing.T) {
 		fit, err := WVCMC(ctx, rng, rx, gauss, init, Settings{Method: m})
 		if fit != nil || !errors.Is(err, ErrCancelled) || !errors.Is(err, cause) || !strings.Contains(err.Error(), "iteration 1 ") {
 			t.Errorf("%+v: fit %v, error %v", m, fit, err)
+		}
+	}
+}
+
+// FitFromStart is InitialMap then WVCMC: the same start (left unchanged by
+// the run), fallback and fitted map, bit for bit.
+func TestFitFromStart(t *testing.T) {
+	for _, c := range []struct {
+		access   channel.Access
+		s        int
+		fallback bool
+	}{{channel.OMA, 40, false}, {channel.NOMA, 40, false}, {channel.OMA, 3, true}} {
+		rx, init, target, _, _ := threeWorkers(t, c.access, 5, c.s)
+		settings := Settings{Method: Adam{Iters: 20, BatchSize: 10}, Holdout: Off}
+		want, err := WVCMC(context.Background(), rand.New(rand.NewPCG(1, 2)), rx, target, init, settings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fit, start, fallback, err := FitFromStart(context.Background(), rand.New(rand.NewPCG(1, 2)), rx, target, settings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fallback != c.fallback || mapHash(start) != mapHash(init) || mapHash(fit.Map) != mapHash(want.Map) {
+			t.Errorf("%v, S = %d: fallback %v (want %v), start same %v, fit same %v", c.access, c.s,
+				fallback, c.fallback, mapHash(start) == mapHash(init), mapHash(fit.Map) == mapHash(want.Map))
+		}
+		if mapHash(fit.Map) == mapHash(start) {
+			t.Errorf("%v, S = %d: the fit did not move from the start", c.access, c.s)
 		}
 	}
 }

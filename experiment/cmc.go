@@ -306,12 +306,7 @@ func (o *cmcOutput) gaussianScheme(name string, cfg cmcConfig, rx *channel.Recei
 // is reported as a skip with the optimiser's message — never as a number;
 // a cancelled run is an error (the task is abandoned, not recorded).
 func (o *cmcOutput) variational(rng *rand.Rand, name string, cfg cmcConfig, rx *channel.Received, opt consensus.Settings) error {
-	init, fallback, err := consensus.InitialMap(rx)
-	if err != nil {
-		o.skip(name, "start point: %v", err)
-		return nil
-	}
-	fit, err := consensus.WVCMC(cfg.ctx, rng, rx, cfg.target, init, opt)
+	fit, _, fallback, err := consensus.FitFromStart(cfg.ctx, rng, rx, cfg.target, opt)
 	if errors.Is(err, consensus.ErrCancelled) {
 		return err
 	}

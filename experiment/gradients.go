@@ -243,24 +243,26 @@ func runGradientTrial(c gradientConfig, p *probitProblem, t runner.Task) (runner
 // (evaluations × perEval gradients) is within the checkpoint; the start map
 // costs nothing.
 func (p *probitProblem) wvcmcPath(ctx context.Context, rng *rand.Rand, rx *channel.Received, opt consensus.Settings, perEval float64, checkpoints []float64) ([]runner.Row, map[string]any, error) {
-	init, _, err := consensus.InitialMap(rx)
-	if err != nil {
-		return nil, nil, err
-	}
 	type point struct{ cost, err2 float64 }
-	prev := init.Apply(rx)
-	e0, err := metric.Err2(prev, p.refMoment)
-	if err != nil {
-		return nil, nil, err
-	}
-	path := []point{{0, e0}}
+	// path[0], the start map, is filled in after the run (FitFromStart
+	// returns it); the iterates follow.
+	path := []point{{}}
 	// The uncertainty metrics are scored only for the iterates checkpoints
 	// report: the last one (prev) is scored for the checkpoints below the
-	// cost of the one that follows it.
+	// cost of the one that follows it. Those below the first iterate's
+	// cost (startUpTo of them) are the start's, scored after the run.
 	scores := make([]metric.Uncertainty, len(checkpoints))
-	next := 0
+	next, startUpTo := 0, -1
+	var prev *mat.Dense // nil: the start
 	var prevScore *metric.Uncertainty
 	settle := func(cost float64) error {
+		if prev == nil {
+			for next < len(checkpoints) && checkpoints[next] < cost {
+				next++
+			}
+			startUpTo = next
+			return nil
+		}
 		for ; next < len(checkpoints) && checkpoints[next] < cost; next++ {
 			if prevScore == nil {
 				u, err := p.ref.Score(prev)
@@ -290,12 +292,28 @@ func (p *probitProblem) wvcmcPath(ctx context.Context, rng *rand.Rand, rx *chann
 		path = append(path, point{cost, e})
 	}
 	target := p.global.Clone()
-	fit, err := consensus.WVCMC(ctx, rng, rx, target, init, opt)
+	fit, start, _, err := consensus.FitFromStart(ctx, rng, rx, target, opt)
 	if err != nil {
 		return nil, nil, err
 	}
 	if measureErr != nil {
 		return nil, nil, measureErr
+	}
+	startTheta := start.Apply(rx)
+	if path[0].err2, err = metric.Err2(startTheta, p.refMoment); err != nil {
+		return nil, nil, err
+	}
+	if prev == nil { // no iteration: the start is the last iterate
+		prev = startTheta
+	}
+	if startUpTo > 0 {
+		u, err := p.ref.Score(startTheta)
+		if err != nil {
+			return nil, nil, err
+		}
+		for i := range startUpTo {
+			scores[i] = u
+		}
 	}
 	if err := settle(math.Inf(1)); err != nil {
 		return nil, nil, err

@@ -183,13 +183,8 @@ func (s *chainSet) add(name, method string, rngs []*rand.Rand, set dataset.Set, 
 	if err != nil {
 		return err
 	}
-	for j, c := range chains {
-		label := name
-		if len(chains) > 1 {
-			label = fmt.Sprintf("%s, chain %d", name, j+1)
-		}
-		s.runners = append(s.runners, namedChain{c, label})
-	}
+	sampler.NameChains(name, chains)
+	s.runners = append(s.runners, chains...)
 	s.rngs = append(s.rngs, rngs...)
 	return nil
 }
@@ -226,18 +221,4 @@ func interleaved(m *mat.Dense, c int) []*mat.Dense {
 		views[j].SetRawMatrix(blas64.General{Rows: rows, Cols: raw.Cols, Stride: c * raw.Stride, Data: raw.Data[start:end]})
 	}
 	return views
-}
-
-// namedChain names a chain in its errors ("worker 3, chain 2").
-type namedChain struct {
-	sampler.Runner
-	name string
-}
-
-func (c namedChain) Run(ctx context.Context, rng *rand.Rand, dst *mat.Dense, infos []sampler.Info, burnin, thin int, progress sampler.Progress) (sampler.Stats, error) {
-	st, err := c.Runner.Run(ctx, rng, dst, infos, burnin, thin, progress)
-	if err != nil {
-		err = fmt.Errorf("%s: %w", c.name, err)
-	}
-	return st, err
 }

@@ -256,12 +256,7 @@ func (s seededStream) rand() *rand.Rand { return rand.New(rand.NewPCG(s.a, s.b))
 // chains returns the generators of c Markov chains on the stream: the
 // first is the stream itself (s.rand, so that the first of c chains draws
 // what a single chain draws), chain j ≥ 1 one seeded by the seed, "chain"
-// and j (seed.Hash) — the scheme of wcmc sample --chains (chainRngs).
+// and j (seed.Hash.Chains) — the scheme of wcmc sample --chains.
 func (s seededStream) chains(c int) []*rand.Rand {
-	rngs := make([]*rand.Rand, c)
-	rngs[0] = s.rand()
-	for j := 1; j < c; j++ {
-		rngs[j] = seed.New(s.a).AddUint64(s.b).AddString("chain").AddUint64(uint64(j)).Rand()
-	}
-	return rngs
+	return seed.New(s.a).AddUint64(s.b).AddString("chain").Chains(s.rand(), c)
 }

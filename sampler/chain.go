@@ -10,42 +10,65 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Chain is a Markov chain that fills the rows of dst with samples after
-// burnin transitions, continuing where it stopped on the next call. Gibbs
-// and HMC are chains.
-type Chain interface {
-	Sample(rng *rand.Rand, dst *mat.Dense, burnin int) error
-}
-
 // Runner is a chain driven by Run — a kernel bound to its state, with its
 // own adaptation — that also thins and reports its statistics: burnin
 // transitions, then thin per row of dst; infos, if not nil, receives the
 // Info of the step that made each row (Schedule.Infos), and progress, if
 // not nil, the advance (Schedule.Progress); it stops once ctx is done
-// (Schedule.Ctx). Gibbs and HMC are runners.
+// (Schedule.Ctx). The chain continues where it stopped on the next call.
+// Gibbs and HMC are runners.
 type Runner interface {
-	Chain
 	Run(ctx context.Context, rng *rand.Rand, dst *mat.Dense, infos []Info, burnin, thin int, progress Progress) (Stats, error)
 	// Position returns the current θ (a view, not to be modified).
 	Position() []float64
 }
 
-// SampleChains runs chains[k].Sample(rngs[k], dst[k], burnin) for every k
-// (the K workers), in parallel on at most GOMAXPROCS goroutines. Chain k
-// uses only rngs[k], so the result is bit-identical to the sequential loop
-// whatever the scheduling; the caller must give each chain its own
-// generator. It returns the first error in chain order.
-func SampleChains(rngs []*rand.Rand, chains []Chain, dst []*mat.Dense, burnin int) error {
-	if err := checkChains(rngs, chains, dst); err != nil {
-		return err
+// Named returns r with its Run errors prefixed by name ("worker 3, chain
+// 2: …"); an empty name leaves them as they are.
+func Named(r Runner, name string) Runner {
+	if name == "" {
+		return r
 	}
-	return parallel(len(chains), "worker", func(k int) error { return chains[k].Sample(rngs[k], dst[k], burnin) })
+	return named{r, name}
+}
+
+// NameChains names the C = len(chains) chains of one posterior, in place,
+// for their errors (Named): name alone for one chain, "name, chain c" (or
+// "chain c" for an empty name) for several.
+func NameChains(name string, chains []Runner) {
+	for c := range chains {
+		label := name
+		if len(chains) > 1 {
+			label = fmt.Sprintf("chain %d", c+1)
+			if name != "" {
+				label = name + ", " + label
+			}
+		}
+		chains[c] = Named(chains[c], label)
+	}
+}
+
+// named is a Runner whose errors carry its name.
+type named struct {
+	Runner
+	name string
+}
+
+func (n named) Run(ctx context.Context, rng *rand.Rand, dst *mat.Dense, infos []Info, burnin, thin int, progress Progress) (Stats, error) {
+	st, err := n.Runner.Run(ctx, rng, dst, infos, burnin, thin, progress)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", n.name, err)
+	}
+	return st, err
 }
 
 // RunChains runs chains[k].Run(ctx, rngs[k], dst[k], infos[k], burnin, thin)
-// for every k in parallel, as SampleChains does, and returns the chains'
-// statistics: the result does not depend on the number of cores. infos is
-// nil (no per-draw infos) or holds one slice per chain.
+// for every k (the K workers, or the C chains of a posterior), in parallel
+// on at most GOMAXPROCS goroutines, and returns the chains' statistics.
+// Chain k uses only rngs[k], so the result is bit-identical to the
+// sequential loop whatever the scheduling; the caller must give each chain
+// its own generator. infos is nil (no per-draw infos) or holds one slice
+// per chain. It returns the first error in chain order, as "chain k: …".
 //
 // report, if not nil, is called with the transitions made by all chains
 // so far and their total, Σ_k (burnin + thin·rows of dst[k]), at least
@@ -75,7 +98,7 @@ func RunChains(ctx context.Context, rngs []*rand.Rand, chains []Runner, dst []*m
 		}
 	}
 	stats := make([]Stats, len(chains))
-	err := parallel(len(chains), "chain", func(k int) error {
+	err := parallel(len(chains), func(k int) error {
 		var in []Info
 		if infos != nil {
 			in = infos[k]
@@ -92,7 +115,7 @@ func RunChains(ctx context.Context, rngs []*rand.Rand, chains []Runner, dst []*m
 
 // checkChains checks that there is one generator and one output per chain
 // and that no generator or chain is listed twice.
-func checkChains[C comparable](rngs []*rand.Rand, chains []C, dst []*mat.Dense) error {
+func checkChains(rngs []*rand.Rand, chains []Runner, dst []*mat.Dense) error {
 	if len(rngs) != len(chains) || len(dst) != len(chains) {
 		return fmt.Errorf("sampler: %d generators, %d chains and %d outputs", len(rngs), len(chains), len(dst))
 	}
@@ -111,8 +134,8 @@ func checkChains[C comparable](rngs []*rand.Rand, chains []C, dst []*mat.Dense) 
 
 // parallel calls run(k) for k = 0, …, n−1 on at most GOMAXPROCS
 // goroutines and returns the first error in index order, naming it as
-// what and the 1-based index.
-func parallel(n int, what string, run func(k int) error) error {
+// "chain" and the 1-based index.
+func parallel(n int, run func(k int) error) error {
 	errs := make([]error, n)
 	jobs := make(chan int)
 	var wg sync.WaitGroup
@@ -132,7 +155,7 @@ func parallel(n int, what string, run func(k int) error) error {
 	wg.Wait()
 	for k, err := range errs {
 		if err != nil {
-			return fmt.Errorf("%s %d: %w", what, k+1, err)
+			return fmt.Errorf("chain %d: %w", k+1, err)
 		}
 	}
 	return nil

@@ -13,7 +13,9 @@
 // (StepSizeAdaptation) live outside the kernels, in the Schedule that the
 // one driver, Run, follows; RunChains runs several chains in parallel,
 // NewProbitChains starts them dispersed around the posterior mode. Gibbs
-// and HMC bind a kernel to its state as a ready-to-run chain.
+// and HMC bind a kernel to its state as a ready-to-run chain (a Runner;
+// their Sample is shorthand for Run without thinning), and NameChains
+// names a posterior's chains in their errors.
 //
 // Randomness always comes from a *rand.Rand supplied by the caller.
 package sampler

@@ -113,7 +113,7 @@ func (k *GibbsKernel) Step(rng *rand.Rand, s *GibbsState) Info {
 
 // Gibbs is a Gibbs chain: a GibbsKernel bound to its state, started at the
 // posterior mode. A Gibbs value is not safe for concurrent use; distinct
-// values share nothing mutable and may run in parallel (see SampleChains).
+// values share nothing mutable and may run in parallel (see RunChains).
 type Gibbs struct {
 	k      *GibbsKernel
 	s      *GibbsState
@@ -446,10 +446,10 @@ func (k *GibbsKernel) drawTheta(rng *rand.Rand, s *GibbsState, b []float64) {
 }
 
 // Sample runs burnin sweeps from the current state, then stores the θ of
-// each of the next S sweeps in the S rows of dst (S×d): Run with
-// Schedule{BurnIn: burnin}. The chain continues from where it stopped on
-// the next call. It returns an error if burnin is negative and panics if
-// dst does not have d columns.
+// each of the next S sweeps in the S rows of dst (S×d): shorthand for
+// g.Run(context.Background(), rng, dst, nil, burnin, 1, nil). The chain
+// continues from where it stopped on the next call. It returns an error if
+// burnin is negative and panics if dst does not have d columns.
 func (g *Gibbs) Sample(rng *rand.Rand, dst *mat.Dense, burnin int) error {
 	_, err := g.Run(context.Background(), rng, dst, nil, burnin, 1, nil)
 	return err

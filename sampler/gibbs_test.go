@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -189,14 +190,14 @@ func TestGibbsPosteriorQuadrature(t *testing.T) {
 	}
 }
 
-// TestSampleChainsMatchesSequential checks bit-identical results for K
+// TestRunChainsMatchesSequential checks bit-identical results for K
 // chains run in parallel and one after another with the same generators.
-func TestSampleChainsMatchesSequential(t *testing.T) {
+func TestRunChainsMatchesSequential(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 0))
 	u, v := synthProbit(rng, 900, []float64{0.5, -1, 1.5})
 	const k, s = 5, 200
-	build := func() ([]Chain, []*rand.Rand, []*mat.Dense) {
-		chains := make([]Chain, k)
+	build := func() ([]Runner, []*rand.Rand, []*mat.Dense) {
+		chains := make([]Runner, k)
 		rngs := make([]*rand.Rand, k)
 		dst := make([]*mat.Dense, k)
 		for i := 0; i < k; i++ {
@@ -212,12 +213,12 @@ func TestSampleChainsMatchesSequential(t *testing.T) {
 		return chains, rngs, dst
 	}
 	par, prng, pdst := build()
-	if err := SampleChains(prng, par, pdst, DefaultBurnIn); err != nil {
+	if _, err := RunChains(context.Background(), prng, par, pdst, nil, DefaultBurnIn, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	seq, srng, sdst := build()
 	for i := range seq {
-		if err := seq[i].Sample(srng[i], sdst[i], DefaultBurnIn); err != nil {
+		if _, err := seq[i].Run(context.Background(), srng[i], sdst[i], nil, DefaultBurnIn, 1, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -231,10 +232,10 @@ func TestSampleChainsMatchesSequential(t *testing.T) {
 	}
 
 	prng[1] = prng[0]
-	if err := SampleChains(prng, par, pdst, 0); err == nil || !strings.Contains(err.Error(), "share a generator") {
+	if _, err := RunChains(context.Background(), prng, par, pdst, nil, 0, 1, nil); err == nil || !strings.Contains(err.Error(), "share a generator") {
 		t.Errorf("shared generator: error %v", err)
 	}
-	if err := SampleChains(prng[:2], par, pdst, 0); err == nil {
+	if _, err := RunChains(context.Background(), prng[:2], par, pdst, nil, 0, 1, nil); err == nil {
 		t.Error("length mismatch: no error")
 	}
 }

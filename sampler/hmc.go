@@ -251,7 +251,8 @@ func NewProbitHMC(u *mat.Dense, v []float64, priorVar float64) (*HMC, error) {
 }
 
 // Sample runs burnin transitions that adapt the step size, then stores the
-// θ after each of the next S transitions in the S rows of dst.
+// θ after each of the next S transitions in the S rows of dst: shorthand
+// for h.Run(context.Background(), rng, dst, nil, burnin, 1, nil).
 func (h *HMC) Sample(rng *rand.Rand, dst *mat.Dense, burnin int) error {
 	_, err := h.Run(context.Background(), rng, dst, nil, burnin, 1, nil)
 	return err

@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -83,7 +84,7 @@ func TestHMCMatchesGibbsOnProbit(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, b := mat.NewDense(s, d, nil), mat.NewDense(s, d, nil)
-	if err := SampleChains([]*rand.Rand{rand.New(rand.NewPCG(7, 8)), rand.New(rand.NewPCG(9, 10))}, []Chain{gib, hmc}, []*mat.Dense{a, b}, 200); err != nil {
+	if _, err := RunChains(context.Background(), []*rand.Rand{rand.New(rand.NewPCG(7, 8)), rand.New(rand.NewPCG(9, 10))}, []Runner{gib, hmc}, []*mat.Dense{a, b}, nil, 200, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	for j := range d {

@@ -292,7 +292,7 @@ func TestProbitChainsDeterministic(t *testing.T) {
 			if mat.Equal(one[0], one[1]) {
 				t.Error("chains 1 and 2 are identical")
 			}
-			var single Chain
+			var single Runner
 			var err error
 			if method == MethodGibbs {
 				single, err = NewGibbs(u, v, 2)
@@ -303,7 +303,7 @@ func TestProbitChainsDeterministic(t *testing.T) {
 				t.Fatal(err)
 			}
 			alone := mat.NewDense(100, 4, nil)
-			if err := single.Sample(rand.New(rand.NewPCG(9, 0)), alone, 50); err != nil {
+			if _, err := single.Run(context.Background(), rand.New(rand.NewPCG(9, 0)), alone, nil, 50, 1, nil); err != nil {
 				t.Fatal(err)
 			}
 			if !mat.Equal(alone, one[0]) {
@@ -361,7 +361,8 @@ func TestProbitChainsDispersedStarts(t *testing.T) {
 	}
 }
 
-// TestRunChainsErrors: the checks of SampleChains apply.
+// TestRunChainsErrors: RunChains refuses shared generators and repeated
+// chains, and names the chain that fails.
 func TestRunChainsErrors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 0))
 	u, v := goldenProbit(rng, 100, 2)
@@ -379,5 +380,49 @@ func TestRunChainsErrors(t *testing.T) {
 	}
 	if _, err := RunChains(context.Background(), []*rand.Rand{rng}, []Runner{g}, dst[:1], nil, -1, 1, nil); err == nil || !strings.Contains(err.Error(), "chain 1: gibbs: negative burn-in") {
 		t.Errorf("negative burn-in: error %v", err)
+	}
+}
+
+// TestNameChains: the chains of one posterior name themselves in their
+// errors, "name, chain c" when there are several, and a named chain draws
+// what the chain itself draws.
+func TestNameChains(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 0))
+	u, v := goldenProbit(rng, 100, 2)
+	for _, c := range []struct {
+		name   string
+		chains int
+		want   string
+	}{
+		{"worker 3", 1, "worker 3: gibbs: negative burn-in -1"},
+		{"worker 3", 2, "worker 3, chain 2: gibbs: negative burn-in -1"},
+		{"", 2, "chain 2: gibbs: negative burn-in -1"},
+		{"", 1, "gibbs: negative burn-in -1"},
+	} {
+		rngs := make([]*rand.Rand, c.chains)
+		for i := range rngs {
+			rngs[i] = rand.New(rand.NewPCG(10, uint64(i)))
+		}
+		chains, err := NewProbitChains(MethodGibbs, rngs, u, v, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		NameChains(c.name, chains)
+		last := chains[c.chains-1]
+		if _, err := last.Run(context.Background(), rngs[c.chains-1], mat.NewDense(2, 2, nil), nil, -1, 1, nil); err == nil || err.Error() != c.want {
+			t.Errorf("%q with %d chains: error %v, want %q", c.name, c.chains, err, c.want)
+		}
+	}
+	plain, _ := NewGibbs(u, v, 1)
+	other, _ := NewGibbs(u, v, 1)
+	a, b := mat.NewDense(20, 2, nil), mat.NewDense(20, 2, nil)
+	if _, err := plain.Run(context.Background(), rand.New(rand.NewPCG(3, 4)), a, nil, 5, 2, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Named(other, "x").Run(context.Background(), rand.New(rand.NewPCG(3, 4)), b, nil, 5, 2, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(a, b) {
+		t.Error("the named chain draws differently from the chain")
 	}
 }

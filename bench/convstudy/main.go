@@ -158,7 +158,7 @@ func newProblem(c config, rng *rand.Rand) (*problem, error) {
 		return nil, err
 	}
 	ref := mat.NewDense(c.ref, p.target.Dim(), nil)
-	if err := ch.Sample(rng, ref, 100); err != nil {
+	if _, err := ch.Run(context.Background(), rng, ref, nil, 100, 1, nil); err != nil {
 		return nil, err
 	}
 	p.refMoment = metric.SecondMoment(ref)
@@ -166,7 +166,7 @@ func newProblem(c config, rng *rand.Rand) (*problem, error) {
 	return p, nil
 }
 
-func (p *problem) chain(set dataset.Set, priorVar float64) (sampler.Chain, error) {
+func (p *problem) chain(set dataset.Set, priorVar float64) (sampler.Runner, error) {
 	if p.hmc {
 		return sampler.NewProbitHMC(set.U, set.V, priorVar)
 	}
@@ -201,12 +201,8 @@ func study(c config) error {
 				if err != nil {
 					return err
 				}
-				init, _, err := consensus.InitialMap(rx)
-				if err != nil {
-					return err
-				}
 				for _, method := range c.methods {
-					if err := p.path(c, method, rx, again, init, fmt.Sprintf("%-5d %-5g %-4v %-7s", trial, snr, acc, method)); err != nil {
+					if err := p.path(c, method, rx, again, fmt.Sprintf("%-5d %-5g %-4v %-7s", trial, snr, acc, method)); err != nil {
 						return err
 					}
 				}
@@ -225,7 +221,7 @@ type iterate struct {
 
 // path runs method to the smallest tolerance and prints, for every
 // tolerance, the first iterate that meets it.
-func (p *problem) path(c config, method string, rx, again *channel.Received, init consensus.Map, prefix string) error {
+func (p *problem) path(c config, method string, rx, again *channel.Received, prefix string) error {
 	nt := consensus.Newton{Iters: c.maxIters, GradTol: c.tols[len(c.tols)-1], Confine: true}
 	var m consensus.Method = nt
 	if method == consensus.NameLBFGS {
@@ -244,7 +240,7 @@ func (p *problem) path(c config, method string, rx, again *channel.Received, ini
 			its = append(its, iterate{m.Clone(), evals, it + 1, cpu() - c0})
 		}
 	}
-	fit, err := consensus.WVCMC(context.Background(), rand.New(rand.NewPCG(1, 2)), rx, p.target.Clone(), init, s)
+	fit, _, _, err := consensus.FitFromStart(context.Background(), rand.New(rand.NewPCG(1, 2)), rx, p.target.Clone(), s)
 	if err != nil {
 		fmt.Printf("%s error: %v\n", prefix, err)
 		return nil
@@ -276,7 +272,7 @@ func (p *problem) workers(c config, rng *rand.Rand) (samples, fresh []*mat.Dense
 	if err != nil {
 		return nil, nil, err
 	}
-	chains := make([]sampler.Chain, c.k)
+	chains := make([]sampler.Runner, c.k)
 	rngs := make([]*rand.Rand, c.k)
 	d := p.target.Dim()
 	for i, idx := range shards {
@@ -287,10 +283,11 @@ func (p *problem) workers(c config, rng *rand.Rand) (samples, fresh []*mat.Dense
 		samples = append(samples, mat.NewDense(c.t, d, nil))
 		fresh = append(fresh, mat.NewDense(c.fresh*c.t, d, nil))
 	}
-	if err := sampler.SampleChains(rngs, chains, samples, 100); err != nil {
+	if _, err := sampler.RunChains(context.Background(), rngs, chains, samples, nil, 100, 1, nil); err != nil {
 		return nil, nil, err
 	}
-	return samples, fresh, sampler.SampleChains(rngs, chains, fresh, 0)
+	_, err = sampler.RunChains(context.Background(), rngs, chains, fresh, nil, 0, 1, nil)
+	return samples, fresh, err
 }
 
 // measure returns err2 and the predictive KL of the in-sample and fresh

@@ -59,13 +59,16 @@ the weights W of one scheme:
 
 WVCMC's optimiser (--optimizer): lbfgs (default; full batch, stops on a
 small gradient, a stalled objective, or when the objective on the held-out
-last --holdout fraction of the signals stops improving), adam (minibatches
-of --batch, relative step --eta, default 0.01) or sgd (the paper's fixed
-step --eta, default 1e-6 under OMA and 1e-7 under NOMA, for --iters
-iterations, default 50). The iterations done out of --iters (or its
-default), the rate and the time left are shown on stderr as wcmc sample
-shows its transitions (-q silences them); lbfgs and a held-out stop may end
-before --iters.
+last --holdout fraction of the signals stops improving), newton (Newton's
+method with the exact Hessian, full batch, stops on a small gradient,
+without a held-out set unless --holdout is given; whitened lbfgs where the
+map is too large or the signals do not span every receive dimension), adam
+(minibatches of --batch, relative step --eta, default 0.01) or sgd (the
+paper's fixed step --eta, default 1e-6 under OMA and 1e-7 under NOMA, for
+--iters iterations, default 50). The iterations done out of --iters (or
+its default), the rate and the time left are shown on stderr as wcmc
+sample shows its transitions (-q silences them); lbfgs, newton and a
+held-out stop may end before --iters.
 
 Writes the S×d samples to --out (.npy).` + interceptHelp,
 		Example: `  wcmc aggregate --rx rx --scheme wvcmc --data data.csv --out global.npy
@@ -162,7 +165,7 @@ Writes the S×d samples to --out (.npy).` + interceptHelp,
 				}
 			}
 			res, err := aggregateWatched(cmd, rx, a, seed)
-			if errors.Is(err, consensus.ErrDiverged) && !strings.EqualFold(optimizer, consensus.NameLBFGS) {
+			if errors.Is(err, consensus.ErrDiverged) && stepped(a.Optimizer.Method) {
 				return fmt.Errorf("%w; give a smaller --eta or --optimizer lbfgs (no step size to choose)", err)
 			}
 			if errors.Is(err, consensus.ErrNotFinite) {
@@ -201,10 +204,10 @@ Writes the S×d samples to --out (.npy).` + interceptHelp,
 	f.StringVar(&data, "data", "", "wvcmc: the full data set, CSV rows label,x1,…,xd")
 	f.BoolVar(&intercept, "intercept", false, "wvcmc: "+interceptUsage)
 	f.Float64Var(&priorVar, "prior-var", wcmc.DefaultPriorVar, "wvcmc: variance σ² of the global prior N(0, σ² I), as given to the workers")
-	f.StringVar(&optimizer, "optimizer", consensus.NameLBFGS, "wvcmc: lbfgs, adam or sgd")
-	f.Float64Var(&holdout, "holdout", wcmc.DefaultHoldout, "wvcmc: fraction of the signals held out to stop lbfgs/adam early (0 = off; sgd: off unless given)")
+	f.StringVar(&optimizer, "optimizer", consensus.NameLBFGS, "wvcmc: lbfgs, newton, adam or sgd")
+	f.Float64Var(&holdout, "holdout", wcmc.DefaultHoldout, "wvcmc: fraction of the signals held out to stop lbfgs/adam early (0 = off; sgd, newton: off unless given)")
 	f.Float64Var(&eta, "eta", 0, "wvcmc: sgd step η (default 1e-6 OMA, 1e-7 NOMA) or adam relative step (default 0.01)")
-	f.IntVar(&iters, "iters", 0, "wvcmc: maximum iterations (default 1000 for lbfgs, 50 for sgd and adam)")
+	f.IntVar(&iters, "iters", 0, "wvcmc: maximum iterations (default 1000 for lbfgs, 20000 for newton, 50 for sgd and adam)")
 	f.IntVar(&batch, "batch", 0, "wvcmc: minibatch size N_b for sgd/adam (0 = full batch)")
 	f.Uint64Var(&seed, "seed", 1, "random seed (wvcmc minibatches)")
 	f.StringVar(&out, "out", "global.npy", "output .npy file")
@@ -255,15 +258,27 @@ func optimizerFlags(method string, acc channel.Access, eta float64, iters, batch
 	if holdout == 0 {
 		s.Holdout = consensus.Off
 	}
-	switch strings.ToLower(method) {
-	case consensus.NameLBFGS:
+	m, err := consensus.ParseMethod(method)
+	if err != nil {
+		return s, fmt.Errorf("--optimizer: %w", err)
+	}
+	switch m.(type) {
+	case consensus.LBFGS:
 		if eta != 0 || batch != 0 {
 			return s, errors.New("--eta and --batch do not apply to lbfgs (full batch, no step size)")
 		}
 		s.Method = consensus.LBFGS{Iters: iters}
-	case consensus.NameAdam:
+	case consensus.Newton:
+		if eta != 0 || batch != 0 {
+			return s, errors.New("--eta and --batch do not apply to newton (full batch, no step size)")
+		}
+		if !holdoutGiven {
+			s.Holdout = consensus.Off
+		}
+		s.Method = consensus.Newton{Iters: iters}
+	case consensus.Adam:
 		s.Method = consensus.Adam{Step: eta, Iters: iters, BatchSize: batch}
-	case consensus.NameSGD:
+	case consensus.SGD:
 		if !holdoutGiven {
 			s.Holdout = consensus.Off
 		}
@@ -274,10 +289,17 @@ func optimizerFlags(method string, acc channel.Access, eta float64, iters, batch
 			}
 		}
 		s.Method = consensus.SGD{Step: eta, Iters: iters, BatchSize: batch}
-	default:
-		return s, fmt.Errorf("--optimizer %q: want lbfgs, adam or sgd", method)
 	}
 	return s, nil
+}
+
+// stepped reports whether m is an optimiser with a step size (--eta).
+func stepped(m consensus.Method) bool {
+	switch m.(type) {
+	case consensus.SGD, consensus.Adam:
+		return true
+	}
+	return false
 }
 
 // checkSampleScale refuses samples so large that their sample covariance

@@ -280,6 +280,14 @@ func TestOptimizerFlags(t *testing.T) {
 	if o, _ := optimizerFlags("sgd", channel.OMA, 0, 0, 0, 0.3, true); o.Holdout != 0.3 {
 		t.Errorf("sgd with --holdout 0.3: holdout %v", o.Holdout)
 	}
+	// Newton: its default settings, no holdout unless asked for; names in
+	// any case.
+	if o, err := optimizerFlags("Newton", channel.NOMA, 0, 0, 0, wcmc.DefaultHoldout, false); err != nil || o.Method != (consensus.Newton{}) || o.Holdout != consensus.Off {
+		t.Errorf("newton: %+v, %v", o, err)
+	}
+	if o, _ := optimizerFlags("newton", channel.NOMA, 0, 7, 0, 0.3, true); o.Method != (consensus.Newton{Iters: 7}) || o.Holdout != 0.3 {
+		t.Errorf("newton --iters 7 --holdout 0.3: %+v", o)
+	}
 	for _, c := range []struct {
 		method     string
 		eta        float64
@@ -288,7 +296,8 @@ func TestOptimizerFlags(t *testing.T) {
 		err        string
 	}{
 		{"lbfgs", 0.1, 0, 0, 0.2, "do not apply to lbfgs"},
-		{"newton", 0, 0, 0, 0.2, `--optimizer "newton"`},
+		{"newton", 0.1, 0, 0, 0.2, "do not apply to newton"},
+		{"bfgs", 0, 0, 0, 0.2, `--optimizer: unknown optimiser "bfgs" (want lbfgs, newton, adam or sgd)`},
 		{"adam", -1, 0, 0, 0.2, "--eta must be ≥ 0"},
 		{"adam", 0, -1, 0, 0.2, "--iters must be ≥ 0"},
 		{"adam", 0, 0, -1, 0.2, "--batch must be ≥ 0"},
@@ -299,4 +308,22 @@ func TestOptimizerFlags(t *testing.T) {
 			t.Errorf("%+v: error %v, want %q", c, err, c.err)
 		}
 	}
+}
+
+// TestAggregateNewton: --optimizer newton runs Newton's method (NOMA: the
+// signals span the receive dimensions) to a small gradient.
+func TestAggregateNewton(t *testing.T) {
+	dir := t.TempDir()
+	stepsFixture(t, dir)
+	p := func(n string) string { return filepath.Join(dir, n) }
+	out := mustRun(t, "aggregate", "--rx", p("rx-noma"), "--data", stepsData, "--optimizer", "newton", "--out", p("g.npy"))
+	if !strings.Contains(out, "wvcmc: newton,") || !strings.Contains(out, ": gradient-converged") {
+		t.Errorf("--optimizer newton:\n%s", out)
+	}
+	g := mustNPY(t, p("g.npy"))
+	if r, _ := g.Dims(); r != 30 {
+		t.Errorf("%d global samples, want 30", r)
+	}
+	_, err := runSteps("aggregate", "--rx", p("rx-noma"), "--data", stepsData, "--optimizer", "bfgs", "--out", p("h.npy"))
+	wantError(t, "--optimizer bfgs", err, `unknown optimiser "bfgs"`, "lbfgs, newton, adam or sgd")
 }

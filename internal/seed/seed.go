@@ -78,6 +78,21 @@ func (h Hash) ChainRand() *rand.Rand {
 	return rand.New(rand.NewPCG(uint64(h1), uint64(h1.AddUint64(2))))
 }
 
+// Chains returns the generators of n Markov chains on one stream: chain 1
+// draws from first (so that the first of n chains draws what a single
+// chain draws), chain c ≥ 2 from h.AddUint64(c − 1).Rand().
+func (h Hash) Chains(first *rand.Rand, n int) []*rand.Rand {
+	rngs := make([]*rand.Rand, n)
+	for c := range rngs {
+		if c == 0 {
+			rngs[c] = first
+		} else {
+			rngs[c] = h.AddUint64(uint64(c)).Rand()
+		}
+	}
+	return rngs
+}
+
 // Split draws an independent child stream from rng: PCG(u₁, u₂) with u₁,
 // u₂ the next two words of rng. It advances rng by two draws.
 func Split(rng *rand.Rand) *rand.Rand {

@@ -100,3 +100,29 @@ func TestSplitAndWords(t *testing.T) {
 		t.Error(`Words("ab", "c") == Words("a", "bc"): field boundaries lost`)
 	}
 }
+
+// TestChains: chain 1 is the stream given, chain c ≥ 2 the hash extended
+// by c − 1; the chains' streams differ.
+func TestChains(t *testing.T) {
+	h := New(42).AddUint64(2).AddUint64(3)
+	first := h.Rand()
+	rngs := h.Chains(first, 3)
+	if len(rngs) != 3 || rngs[0] != first {
+		t.Fatalf("chain 1 is not the stream given")
+	}
+	draws := make(map[uint64]bool)
+	for c, r := range rngs {
+		want := h.Rand() // chain 1: a fresh copy of the stream given
+		if c > 0 {
+			want = h.AddUint64(uint64(c)).Rand()
+		}
+		g := r.Uint64()
+		if w := want.Uint64(); g != w {
+			t.Errorf("chain %d: first draw %#x, want %#x", c+1, g, w)
+		}
+		draws[g] = true
+	}
+	if len(draws) != 3 {
+		t.Error("two chains share a stream")
+	}
+}
