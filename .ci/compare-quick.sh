@@ -5,7 +5,8 @@
 #   wcmc run ID --quick --trials TRIALS --out DIR/ID
 # with each for every experiment ID, then compares the outputs: every CSV
 # file byte for byte, and every JSON file after deleting the fields that
-# carry wall times and versions (start, end, wall_seconds, version).
+# carry wall times and versions (start, end, version; wall_seconds and began
+# at every depth).
 # A tool for refactors, not part of CI (.ci/run).
 #
 # Usage: .ci/compare-quick.sh [-a OLD] [-b NEW] [-t TRIALS] [-k] [ID...]
@@ -111,7 +112,9 @@ for id in "${ids[@]}"; do
 		fi
 		case $f in
 		*.json)
-			filter='del(.start, .end, .wall_seconds, .version)'
+			# Timing, machine and version fields, at every depth (the sessions'
+			# too): they say when and where, not what was computed.
+			filter='del(.start, .end, .version) | del(.. | .wall_seconds?, .began?)'
 			if diff <(jq -S "$filter" "$a") <(jq -S "$filter" "$b") >"$tmp/$id.$f.diff"; then
 				echo "same  $id/$f (without start, end, wall_seconds, version)"
 			else
