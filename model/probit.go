@@ -46,6 +46,7 @@ type Probit struct {
 
 	// Scratch, grown on demand and reused.
 	marg []float64 // S×B margin / weight block
+	sums []float64 // running sums of log Φ of a tile's sample rows (fusedTile)
 	cols []float64 // a d = 5 data tile by columns, 5×B (rowTile)
 	quad []float64 // B×d(d+1)/2 packed u_n u_nᵀ (NegHessians)
 	lam  []float64 // one row of λ values (curvRow)
@@ -243,6 +244,19 @@ func (p *Probit) dataTerm(logj []float64, grad *blas64.General, theta, u blas64.
 					p.cols = grow(p.cols, 5*nr)
 				}
 				rowTile(lj, g, th, ublk, sg, scale, p.marg, p.cols)
+				continue
+			}
+			if fuses(sr, nr, theta.Cols, grad != nil) {
+				var lj []float64
+				if logj != nil {
+					lj = logj[s0 : s0+sr]
+				}
+				var g *blas64.General
+				if grad != nil {
+					g = &gr
+				}
+				p.sums = grow(p.sums, sr)
+				fusedTile(lj, g, th, ublk, sg, scale, p.marg, p.sums, specialMode(logj != nil, grad != nil))
 				continue
 			}
 			m := blas64.General{Rows: sr, Cols: nr, Stride: nr, Data: p.marg[:sr*nr]}

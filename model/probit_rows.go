@@ -127,13 +127,7 @@ func rowGroup5(logj []float64, grad *blas64.General, th blas64.General, r0 int, 
 	nr := u.Rows
 	cs := min(polyChunk, nr)
 	buf = buf[:specialGroup*cs]
-	mode := polyLam
-	if logj != nil {
-		mode = polyLog
-		if grad != nil {
-			mode |= polyLam
-		}
-	}
+	mode := specialMode(logj != nil, grad != nil)
 	var sums [specialGroup]float64
 	for c0 := 0; c0 < nr; c0 += cs {
 		n := min(cs, nr-c0)

@@ -5,6 +5,19 @@ package model
 // are in flight instead of one.
 const specialGroup = 4
 
+// specialMode is the mode of specialRows for a data term that computes
+// the log-joint, the gradient or both.
+func specialMode(logj, grad bool) int {
+	mode := 0
+	if logj {
+		mode |= polyLog
+	}
+	if grad {
+		mode |= polyLam
+	}
+	return mode
+}
+
 // specialRows applies the special functions of mode (polyLog, polyLam or
 // both) to rows r = 0 … rows−1 of the margin block m (row r at
 // m[r·stride:], n margins, signs sg): with x_j = s_j·m_rj,
