@@ -75,3 +75,46 @@ func TestFusedTilesMatchWholeTiles(t *testing.T) {
 		}
 	}
 }
+
+// TestFastPathsDoNotAllocate: under package dgemm's product, the d = 5
+// row path by groups of four and the fused tile path allocate nothing once
+// their scratch is sized.
+func TestFastPathsDoNotAllocate(t *testing.T) {
+	if ok, _ := dgemm.Active(); !ok {
+		t.Skip("no dgemm vector kernel")
+	}
+	saved := blas64.Implementation()
+	blas64.Use(dgemm.Implementation{})
+	t.Cleanup(func() { blas64.Use(saved) })
+	for _, d := range []int{5, 30} {
+		rng := rand.New(rand.NewPCG(51, uint64(d)))
+		ts := make([]float64, d)
+		for j := range ts {
+			ts[j] = rng.NormFloat64() / math.Sqrt(float64(d))
+		}
+		u, v := probitData(rng, 900, ts)
+		p, _ := NewProbit(u, v, 2)
+		const s = 300
+		theta := mat.NewDense(s, d, nil)
+		for i := range s {
+			for j := range d {
+				theta.Set(i, j, ts[j]+rng.NormFloat64())
+			}
+		}
+		if d == 30 && !fuses(s, 900, d, true) {
+			t.Fatal("d = 30 tiles are not fused")
+		}
+		lj, grad := make([]float64, s), mat.NewDense(s, d, nil)
+		batch := []int{1, 5, 9, 100, 150, 899}
+		call := func() {
+			p.LogJointGrad(lj, grad, theta)
+			p.LogJoint(lj, theta)
+			p.GradLogJoint(grad, theta)
+			p.GradLogJointBatch(grad, theta, batch)
+		}
+		call()
+		if a := testing.AllocsPerRun(5, call); a != 0 {
+			t.Errorf("d = %d: %v allocations per call after warm-up", d, a)
+		}
+	}
+}
