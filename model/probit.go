@@ -214,7 +214,10 @@ func (p *Probit) GradLogJointBatch(grad, theta *mat.Dense, batch []int) {
 // rows u_n of u. The S×N margin matrix M = Θ Uᵀ is formed tile by tile
 // (at most blockElems entries at a time, data blocks of ≥ minBlockRows rows),
 // and each tile contributes W U_blk to the gradient: two matrix products per
-// tile.
+// tile. At d ≤ rowsMaxDim under the pure-Go BLAS a tile is computed by
+// sample rows instead (rowTile), and at rowsMaxDim < d ≤ fusedMaxDim under
+// package dgemm's product in cache-sized blocks (fusedTile), both with the
+// same results.
 func (p *Probit) dataTerm(logj []float64, grad *blas64.General, theta, u blas64.General, sign []float64, scale float64) {
 	s, n := theta.Rows, u.Rows
 	nb := min(n, max(minBlockRows, blockElems/s))
