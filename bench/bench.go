@@ -154,10 +154,6 @@ type suite struct {
 	s   *sizes
 	r   *Report
 	ctx context.Context
-	// peak is the vector peak in flops/s once measured (vectorRate), and
-	// peakName how it was measured.
-	peak     float64
-	peakName string
 }
 
 func (b *suite) best(fs ...func()) []time.Duration {

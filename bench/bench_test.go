@@ -54,7 +54,8 @@ func TestRunTiny(t *testing.T) {
 		}
 	}
 	// One WVCMC row per size, each with its bound (the same margins'
-	// arithmetic at the vector peak) where the machine has one.
+	// arithmetic at the vector peak) where the machine has one, and the
+	// special functions' time alone in its note.
 	_, _, _, hasPeak := vectorPeak()
 	var wv int
 	for _, k := range r.Kernels {
@@ -65,9 +66,12 @@ func TestRunTiny(t *testing.T) {
 		if hasPeak && (k.Bound == "" || !(k.BoundTime > 0) || math.Abs(k.BoundRate*k.BoundTime.Seconds()-1) > 1e-12) {
 			t.Errorf("WVCMC %s: bound %q, time %v, rate %v", k.Size, k.Bound, k.BoundTime, k.BoundRate)
 		}
+		if !strings.Contains(k.Note, "of which the special functions alone") {
+			t.Errorf("WVCMC %s: the note does not give the special functions' share: %q", k.Size, k.Note)
+		}
 	}
 	if want := len(tinySizes().wvcmc); wv != want {
-		t.Errorf("%d WVCMC rows, want %d (d = 5 and d = 30)", wv, want)
+		t.Errorf("%d WVCMC rows, want %d (d = 5, 30 and a large d)", wv, want)
 	}
 	// Two special-function rows (fitted and tail margins), each with its
 	// bound where the machine has the vector peaks.

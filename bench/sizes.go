@@ -47,8 +47,9 @@ func fullSizes(quick bool) *sizes {
 		scaleS: []int{10, 30, 100, 300, 1000, 3000}, scaleSN: 4000, scaleSD: 50,
 		scaleK: []int{1, 2, 4, 8, 16, 32}, scaleKShard: 425, scaleKSamples: 200,
 		sgldN: 8500, sgldBatch: 85,
-		// probit-snr (Fig. 5) and the MNIST experiments (Figs. 10–11).
-		wvcmc: []wvcmcCase{{8500, 5, 1000, 20}, {12665, 30, 500, 10}},
+		// probit-snr (Fig. 5), the MNIST experiments (Figs. 10–11) and
+		// probit-highdim (Fig. 8; there S = T = 10000).
+		wvcmc: []wvcmcCase{{8500, 5, 1000, 20}, {12665, 30, 500, 10}, {15000, 300, 1000, 20}},
 		parN:  8500, parK: 20, parS: 500,
 		specialN:    4096,
 		truncA:      []float64{-1, -0.25, 0, 0.1, 1, 40},
@@ -62,7 +63,7 @@ func fullSizes(quick bool) *sizes {
 		s.scaleS = []int{10, 100, 1000}
 		s.scaleK = []int{1, 2, 8, 32}
 		s.scaleKSamples = 50
-		s.wvcmc = []wvcmcCase{{2000, 5, 200, 20}, {2000, 30, 200, 10}}
+		s.wvcmc = []wvcmcCase{{2000, 5, 200, 20}, {2000, 30, 200, 10}, {2000, 300, 400, 20}}
 		s.parS = 100
 	}
 	return s

@@ -14,7 +14,7 @@ func tinySizes() *sizes {
 		scaleS: []int{2, 8}, scaleSN: 100, scaleSD: 4,
 		scaleK: []int{1, 3}, scaleKShard: 50, scaleKSamples: 5,
 		sgldN: 300, sgldBatch: 10,
-		wvcmc: []wvcmcCase{{300, 5, 30, 3}, {200, 30, 60, 3}},
+		wvcmc: []wvcmcCase{{300, 5, 30, 3}, {200, 30, 60, 3}, {100, 60, 80, 3}},
 		parN:  300, parK: 3, parS: 5,
 		specialN:    64,
 		truncA:      []float64{-1, 0, 2},

@@ -8,10 +8,14 @@ import (
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/wcmc-project/wcmc/channel"
 	"github.com/wcmc-project/wcmc/dataset"
+	"github.com/wcmc-project/wcmc/internal/dgemm"
 	"github.com/wcmc-project/wcmc/model"
 )
 
@@ -330,5 +334,42 @@ func BenchmarkValueGrad(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestSolveOnDistinctColumns: with the solve (W E)ᵀ X = Eᵀ made for the
+// distinct columns of Eᵀ only (its first d, the repetition code's period)
+// and repeated, the objective and its gradient are still the reference's
+// (whole solves by mat.LU and mat.Cholesky) bit for bit, under gonum's BLAS
+// and package dgemm's.
+func TestSolveOnDistinctColumns(t *testing.T) {
+	saved := blas64.Implementation()
+	t.Cleanup(func() { blas64.Use(saved) })
+	impls := []blas.Float64{gonum.Implementation{}}
+	if ok, _ := dgemm.Active(); ok {
+		impls = append(impls, dgemm.Implementation{})
+	}
+	for _, impl := range impls {
+		blas64.Use(impl)
+		for _, c := range []probitCase{{channel.NOMA, 150, 70, 200, 3, 2}, {channel.OMA, 150, 70, 200, 3, 2}} {
+			rx, p, m := c.build(t)
+			v, err := NewVariational(rx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.encPeriod[0] != c.d || rx.Mr != 2*c.d {
+				t.Fatalf("m_r = %d, period %d: want 2d and d = %d", rx.Mr, v.encPeriod[0], c.d)
+			}
+			ref := newReference(rx, p)
+			want, wantGrad := ref.value(m), flattenMap(ref.gradient(m, nil))
+			grad := m.Clone()
+			got, err := v.ValueGrad(grad, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want || !slices.Equal(flattenMap(grad), wantGrad) {
+				t.Errorf("%T %v: value %v against %v, gradient max relative difference %.3g", impl, c, got, want, maxRelDiff(flattenMap(grad), wantGrad))
+			}
+		}
 	}
 }

@@ -46,6 +46,7 @@ type Probit struct {
 
 	// Scratch, grown on demand and reused.
 	marg []float64 // S×B margin / weight block
+	sums []float64 // running sums of log Φ of a tile's sample rows (fusedTile)
 	cols []float64 // a d = 5 data tile by columns, 5×B (rowTile)
 	quad []float64 // B×d(d+1)/2 packed u_n u_nᵀ (NegHessians)
 	lam  []float64 // one row of λ values (curvRow)
@@ -213,7 +214,10 @@ func (p *Probit) GradLogJointBatch(grad, theta *mat.Dense, batch []int) {
 // rows u_n of u. The S×N margin matrix M = Θ Uᵀ is formed tile by tile
 // (at most blockElems entries at a time, data blocks of ≥ minBlockRows rows),
 // and each tile contributes W U_blk to the gradient: two matrix products per
-// tile.
+// tile. At d ≤ rowsMaxDim under the pure-Go BLAS a tile is computed by
+// sample rows instead (rowTile), and at rowsMaxDim < d ≤ fusedMaxDim under
+// package dgemm's product in cache-sized blocks (fusedTile), both with the
+// same results.
 func (p *Probit) dataTerm(logj []float64, grad *blas64.General, theta, u blas64.General, sign []float64, scale float64) {
 	s, n := theta.Rows, u.Rows
 	nb := min(n, max(minBlockRows, blockElems/s))
@@ -243,6 +247,19 @@ func (p *Probit) dataTerm(logj []float64, grad *blas64.General, theta, u blas64.
 					p.cols = grow(p.cols, 5*nr)
 				}
 				rowTile(lj, g, th, ublk, sg, scale, p.marg, p.cols)
+				continue
+			}
+			if fuses(sr, nr, theta.Cols, grad != nil) {
+				var lj []float64
+				if logj != nil {
+					lj = logj[s0 : s0+sr]
+				}
+				var g *blas64.General
+				if grad != nil {
+					g = &gr
+				}
+				p.sums = grow(p.sums, sr)
+				fusedTile(lj, g, th, ublk, sg, scale, p.marg, p.sums, specialMode(logj != nil, grad != nil))
 				continue
 			}
 			m := blas64.General{Rows: sr, Cols: nr, Stride: nr, Data: p.marg[:sr*nr]}

@@ -55,22 +55,29 @@ var tilesOnly bool
 // At d = 5 with at least colsMinRows sample rows, the tile's data rows are
 // first copied column by column into cols (5·nr entries), and the margins
 // of each sample row computed from the columns (dotCols5: a vector kernel
-// on amd64 with AVX2), with dotRows5's arithmetic, operation for operation.
+// on amd64 with AVX2), with dotRows5's arithmetic, operation for operation;
+// and the sample rows are taken four at a time (rowGroup5).
 func rowTile(logj []float64, grad *blas64.General, th, u blas64.General, sg []float64, scale float64, buf, cols []float64) {
 	d, nr := th.Cols, u.Rows
-	buf = buf[:nr]
 	byCols := d == 5 && th.Rows >= colsMinRows
+	r0 := 0
 	if byCols {
 		cols = cols[:5*nr]
 		for n := range nr {
 			un := u.Data[n*u.Stride : n*u.Stride+5]
 			cols[n], cols[nr+n], cols[2*nr+n], cols[3*nr+n], cols[4*nr+n] = un[0], un[1], un[2], un[3], un[4]
 		}
+		if !rowByRow {
+			for ; r0+specialGroup <= th.Rows; r0 += specialGroup {
+				rowGroup5(logj, grad, th, r0, u, sg, scale, buf, cols)
+			}
+		}
 	}
-	for r := range th.Rows {
+	buf = buf[:nr]
+	for r := r0; r < th.Rows; r++ {
 		t := th.Data[r*th.Stride : r*th.Stride+d]
 		if byCols {
-			dotCols5((*[5]float64)(t), cols, buf)
+			dotCols5((*[5]float64)(t), cols, nr, buf)
 		} else if d == 5 {
 			dotRows5((*[5]float64)(t), u, buf)
 		} else {
@@ -100,6 +107,42 @@ func rowTile(logj []float64, grad *blas64.General, th, u blas64.General, sg []fl
 			for j, x := range un {
 				g[j] += float64(w * x)
 			}
+		}
+	}
+}
+
+// rowByRow makes rowTile take every sample row on its own (for the tests
+// comparing it with rowGroup5).
+var rowByRow bool
+
+// rowGroup5 is rowTile's work on the four sample rows r0 … r0+3 of a
+// d = 5 tile whose data are in cols (column j at cols[j·nr:]), a chunk of
+// polyChunk data rows at a time: the four rows' margins (dotCols5) into
+// buf (4·min(nr, polyChunk) entries), their special functions with the
+// sums of log Φ added in four interleaved chains (specialRows), and their
+// gradients (addRows5x4). Each margin, weight, sum and gradient entry is
+// computed as rowTile computes it row by row, in the same order, so the
+// results are the same bits.
+func rowGroup5(logj []float64, grad *blas64.General, th blas64.General, r0 int, u blas64.General, sg []float64, scale float64, buf, cols []float64) {
+	nr := u.Rows
+	cs := min(polyChunk, nr)
+	buf = buf[:specialGroup*cs]
+	mode := specialMode(logj != nil, grad != nil)
+	var sums [specialGroup]float64
+	for c0 := 0; c0 < nr; c0 += cs {
+		n := min(cs, nr-c0)
+		for i := range specialGroup {
+			t := th.Data[(r0+i)*th.Stride : (r0+i)*th.Stride+5]
+			dotCols5((*[5]float64)(t), cols[c0:], nr, buf[i*cs:i*cs+n])
+		}
+		specialRows(buf, specialGroup, cs, n, sg[c0:c0+n], scale, sums[:], mode)
+		if grad != nil {
+			addRows5x4(grad.Data[r0*grad.Stride:], grad.Stride, buf, cs, n, u.Data[c0*u.Stride:], u.Stride)
+		}
+	}
+	if logj != nil {
+		for i, s := range sums {
+			logj[r0+i] += scale * s
 		}
 	}
 }
@@ -144,13 +187,13 @@ func dotRows5(t *[5]float64, u blas64.General, buf []float64) {
 const colsMinRows = 4
 
 // dotCols5 computes dotRows5's margins from the five columns of the tile
-// (cols: column j at cols[j·n : (j+1)·n], n = len(buf)), four at a time in
+// (cols: column j at cols[j·ld : j·ld+len(buf)]), four at a time in
 // the vector kernel (AVX instructions; enabled with AVX2) where there is
 // one; the arithmetic is dotRows5's,
 // operation for operation (TestDotCols5MatchesRows).
-func dotCols5(t *[5]float64, cols, buf []float64) {
+func dotCols5(t *[5]float64, cols []float64, ld int, buf []float64) {
 	n := len(buf)
-	c0, c1, c2, c3, c4 := cols[:n], cols[n:2*n], cols[2*n:3*n], cols[3*n:4*n], cols[4*n:5*n]
+	c0, c1, c2, c3, c4 := cols[:n], cols[ld:ld+n], cols[2*ld:2*ld+n], cols[3*ld:3*ld+n], cols[4*ld:4*ld+n]
 	i := 0
 	if useDotCols && n >= 4 {
 		i = n &^ 3
@@ -177,4 +220,27 @@ func addRows5(g *[5]float64, buf []float64, u blas64.General) {
 		g4 += float64(w * un[4])
 	}
 	g[0], g[1], g[2], g[3], g[4] = g0, g1, g2, g3, g4
+}
+
+// addRows5x4 is addRows5 for four gradient rows (g, stride gs) and their
+// weights (w, stride ws) over n data rows (u, stride us), in the vector
+// kernel where there is one; the arithmetic is addRows5's for each row
+// (the kernel adds the products of zero weights, which leaves a gradient
+// entry as it is: the data are finite, and an entry that starts at +0
+// never becomes −0).
+func addRows5x4(g []float64, gs int, w []float64, ws, n int, u []float64, us int) {
+	if n == 0 {
+		return
+	}
+	_ = g[3*gs+4]
+	_ = w[3*ws+n-1]
+	_ = u[(n-1)*us+4]
+	if useDotCols {
+		addRows5x4AVX2(&g[0], gs, &w[0], ws, &u[0], us, n)
+		return
+	}
+	ub := blas64.General{Rows: n, Cols: 5, Stride: us, Data: u}
+	for i := range specialGroup {
+		addRows5((*[5]float64)(g[i*gs:i*gs+5]), w[i*ws:i*ws+n], ub)
+	}
 }

@@ -176,11 +176,65 @@ func TestDotCols5MatchesRows(t *testing.T) {
 			want := make([]float64, n)
 			got := make([]float64, n)
 			dotRows5(&th, u, want)
-			dotCols5(&th, cols, got)
+			dotCols5(&th, cols, n, got)
 			for i := range n {
 				if math.Float64bits(got[i]) != math.Float64bits(want[i]) && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
 					t.Fatalf("n=%d, margin %d: %v from the columns, %v from the rows (vector kernel: %v)", n, i, got[i], want[i], useDotCols)
 				}
+			}
+		}
+	}
+}
+
+// TestRowGroupsMatchRowByRow: the d = 5 row path taking its sample rows
+// four at a time (rowGroup5: margins, special functions with interleaved
+// sums, the four-row gradient kernel) gives the bits of the same path
+// taking them one by one, with each row kernel and with and without the
+// vector margin and gradient kernels, under dgemm's and gonum's BLAS
+// (which share the row path): tiles of several data blocks and polyChunk
+// pieces with remainders of every size mod 8, sample rows not a multiple
+// of four, margins in both tails and beyond (|θ| up to ≈ 12, a row at 40
+// where λ underflows to 0, a NaN row), and a minibatch.
+func TestRowGroupsMatchRowByRow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	ts := []float64{0.8, -1.1, 0.3, 1.4, -0.6}
+	u, v := probitData(rng, 1300, ts)
+	p, _ := NewProbit(u, v, 2)
+	const s = 1003 // data blocks of 1045 rows: 4 chunks and a 21-row tail, then 255 rows
+	theta := mat.NewDense(s, 5, nil)
+	for i := range s {
+		for j := range 5 {
+			theta.Set(i, j, ts[j]+3*rng.NormFloat64())
+		}
+	}
+	theta.Set(0, 0, 40)
+	theta.Set(5, 2, math.NaN())
+	batch := []int{3, 3, 1299, 0, 17, 17, 250, 8, 9}
+	saved, savedCols := blas64.Implementation(), useDotCols
+	t.Cleanup(func() { blas64.Use(saved); useDotCols = savedCols })
+	for _, impl := range []blas.Float64{dgemm.Implementation{}, gonum.Implementation{}} {
+		blas64.Use(impl)
+		for _, k := range rowKernels() {
+			for _, cols := range []bool{false, true} {
+				if cols && !savedCols {
+					continue
+				}
+				t.Run(fmt.Sprintf("%T/%s/vector-cols=%v", impl, k, cols), func(t *testing.T) {
+					defer useRowKernel(k)()
+					useDotCols = cols
+					groups := evalAll(p.Clone(), theta, batch)
+					rowByRow = true
+					rows := evalAll(p.Clone(), theta, batch)
+					rowByRow = false
+					for o := range rows {
+						for i := range rows[o] {
+							a, b := groups[o][i], rows[o][i]
+							if math.Float64bits(a) != math.Float64bits(b) && !(math.IsNaN(a) && math.IsNaN(b)) {
+								t.Fatalf("output %d entry %d: four rows at a time %v, row by row %v", o, i, a, b)
+							}
+						}
+					}
+				})
 			}
 		}
 	}

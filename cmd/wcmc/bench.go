@@ -24,7 +24,7 @@ func newBenchCmd() *cobra.Command {
 		Long: `Time wcmc's hot kernels — Gibbs sweeps at (N, d) = (8500, 5), (12665, 30)
 and (15000, 300), truncated-normal draws, the batched probit gradient,
 the probit special functions (log Φ and λ), SGLD, the WVCMC objective on
-probit (d = 5 and d = 30), K workers in parallel — each interleaved with
+probit (d = 5, 30 and 300), K workers in parallel — each interleaved with
 the hardware bound it is compared to (one read of the design matrix,
 plain normal draws, a plain BLAS product of the same shapes, the same
 arithmetic at the core's vector FMA or division peak),

@@ -152,17 +152,63 @@ func Active() (bool, string) {
 func (impl Implementation) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	checkArgs(tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
 	kern, ok := best()
-	if !ok || m*n < MinEntries && !(m == 1 && tB == blas.NoTrans) {
+	switch routeOf(ok, tB, m, n) {
+	case toGonum:
 		impl.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return
-	}
-	if m == 1 || n == 1 {
+	case toGemv:
 		gonumGemv(impl.Implementation, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return
-	}
-	if m < MinRows {
+	case toColumns:
 		gonumColumns(impl.Implementation, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return
+	default:
+		product(kern, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	}
+}
+
+// route is where Dgemm sends a product (see the package comment).
+type route int
+
+const (
+	toKernel  route = iota // product, on the vector kernel
+	toGonum                // gonum's Dgemm
+	toGemv                 // gonum's Dgemv (gonumGemv)
+	toColumns              // gonum's Dgemm by blocks of columns (gonumColumns)
+)
+
+// routeOf is the route of a product whose C is m×n, kernel telling
+// whether the machine has a vector kernel.
+func routeOf(kernel bool, tB blas.Transpose, m, n int) route {
+	switch {
+	case !kernel || m*n < MinEntries && !(m == 1 && tB == blas.NoTrans):
+		return toGonum
+	case m == 1 || n == 1:
+		return toGemv
+	case m < MinRows:
+		return toColumns
+	}
+	return toKernel
+}
+
+// UsesKernel reports whether Dgemm computes a product whose C is m×n
+// (op(B) = B when tB is blas.NoTrans) on this package's vector kernel, as
+// opposed to one of gonum's routines chosen by the shape.
+func UsesKernel(tB blas.Transpose, m, n int) bool {
+	_, ok := best()
+	return routeOf(ok, tB, m, n) == toKernel
+}
+
+// KernelProduct computes C = α op(A) op(B) + β C on the vector kernel
+// whatever the shape: for every entry of C, the arithmetic of Dgemm on a
+// product it runs on the kernel (UsesKernel). A caller may therefore cut
+// such a product into smaller ones and get the same bits: any blocks of
+// rows and columns of C, and pieces of the inner dimension that start at
+// multiples of KC, the first with β and the others with β = 1. It panics
+// where there is no vector kernel (Active) or the arguments are invalid
+// (as Dgemm).
+func KernelProduct(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	checkArgs(tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
+	kern, ok := best()
+	if !ok {
+		panic("dgemm: no vector kernel on this machine")
 	}
 	product(kern, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }

@@ -557,3 +557,99 @@ func TestOneRowOrColumnIsAMatrixVectorProduct(t *testing.T) {
 		}
 	}
 }
+
+// TestUsesKernelIsDgemmsRoute: UsesKernel is true exactly for the shapes
+// Dgemm runs on the kernel, i.e. where its result has the specified
+// arithmetic's bits and gonum's routines' do not (operands chosen so that
+// gonum's Dgemm, Dgemv and the kernel's chains round differently).
+func TestUsesKernelIsDgemmsRoute(t *testing.T) {
+	if ok, _ := Active(); !ok {
+		t.Skip("no vector kernel: every product is gonum's")
+	}
+	for _, c := range []struct {
+		tB   blas.Transpose
+		m, n int
+		want bool
+	}{
+		{blas.Trans, 3, 22, true}, {blas.NoTrans, 12, 16, true}, {blas.Trans, 3, 21, false},
+		{blas.NoTrans, 1, 100, false}, {blas.Trans, 1, 100, false}, {blas.NoTrans, 100, 1, false},
+		{blas.NoTrans, 2, 100, false}, {blas.Trans, 7, 9, false}, {blas.Trans, 8, 8, true},
+	} {
+		if got := UsesKernel(c.tB, c.m, c.n); got != c.want {
+			t.Errorf("UsesKernel(%v, %d, %d) = %v, want %v", c.tB, c.m, c.n, got, c.want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(41, 42))
+	impl := Implementation{}
+	for _, tB := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+		for _, m := range []int{1, 2, 3, 5, 13} {
+			for _, n := range []int{1, 2, 4, 13, 30} {
+				const k = 700
+				a, lda, b, ldb, c, ldc := operands(rng, false, tB == blas.Trans, m, n, k)
+				want := append([]float64(nil), c...)
+				reference(false, tB == blas.Trans, m, n, k, 1, a, lda, b, ldb, 0, want, ldc)
+				impl.Dgemm(blas.NoTrans, tB, m, n, k, 1, a, lda, b, ldb, 0, c, ldc)
+				if same := sameBits(c, want) < 0; same != UsesKernel(tB, m, n) {
+					t.Errorf("%v %d×%d: Dgemm has the kernel's bits: %v; UsesKernel %v", tB, m, n, same, UsesKernel(tB, m, n))
+				}
+			}
+		}
+	}
+}
+
+// TestKernelProductInPieces: KernelProduct follows the specified
+// arithmetic for every shape, and a product cut into blocks of rows and
+// columns of C and into pieces of the inner dimension at multiples of KC
+// (β, then 1) gives the bits of one call.
+func TestKernelProductInPieces(t *testing.T) {
+	if ok, _ := Active(); !ok {
+		t.Skip("no vector kernel")
+	}
+	rng := rand.New(rand.NewPCG(43, 44))
+	for _, tr := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
+		for _, s := range []struct{ m, n, k int }{{1, 1, 1}, {2, 40, 5}, {37, 29, 2*KC + 17}, {100, 3, KC}} {
+			for _, ab := range [][2]float64{{1, 0}, {1, 1}, {-0.7, 0.3}} {
+				alpha, beta := ab[0], ab[1]
+				tA, tB := blas.NoTrans, blas.NoTrans
+				if tr[0] {
+					tA = blas.Trans
+				}
+				if tr[1] {
+					tB = blas.Trans
+				}
+				a, lda, b, ldb, c, ldc := operands(rng, tr[0], tr[1], s.m, s.n, s.k)
+				want := append([]float64(nil), c...)
+				reference(tr[0], tr[1], s.m, s.n, s.k, alpha, a, lda, b, ldb, beta, want, ldc)
+				one := append([]float64(nil), c...)
+				KernelProduct(tA, tB, s.m, s.n, s.k, alpha, a, lda, b, ldb, beta, one, ldc)
+				if i := sameBits(one, want); i >= 0 {
+					t.Fatalf("%v %v: one call differs from the reference at %d", tr, s, i)
+				}
+				const rb, cb = 7, 11
+				for i0 := 0; i0 < s.m; i0 += rb {
+					for j0 := 0; j0 < s.n; j0 += cb {
+						mi, nj := min(rb, s.m-i0), min(cb, s.n-j0)
+						for p0 := 0; p0 < s.k; p0 += KC {
+							kp := min(KC, s.k-p0)
+							ai, bj := i0*lda+p0, p0*ldb+j0
+							if tr[0] {
+								ai = p0*lda + i0
+							}
+							if tr[1] {
+								bj = j0*ldb + p0
+							}
+							bt := beta
+							if p0 > 0 {
+								bt = 1
+							}
+							KernelProduct(tA, tB, mi, nj, kp, alpha, a[ai:], lda, b[bj:], ldb, bt, c[i0*ldc+j0:], ldc)
+						}
+					}
+				}
+				if i := sameBits(c, want); i >= 0 {
+					t.Fatalf("%v %v α=%v β=%v: in pieces differs at %d", tr, s, alpha, beta, i)
+				}
+			}
+		}
+	}
+}
