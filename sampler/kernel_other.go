@@ -22,3 +22,12 @@ func axpy4FMA(alpha *[4]float64, x []float64, stride int, y []float64) {
 }
 
 func prefetch(x []float64) {}
+
+// useAVX512 is false: there are no AVX-512 kernels.
+var useAVX512 = false
+
+func dot4AVX512(dst *[4]float64, x []float64, stride int, y []float64) { dot4FMA(dst, x, stride, y) }
+
+func axpy4AVX512(alpha *[4]float64, x []float64, stride int, y []float64) {
+	axpy4FMA(alpha, x, stride, y)
+}

@@ -7,12 +7,31 @@ import (
 )
 
 // TestKernelsMatchGeneric checks that the row kernels (assembly where the
-// CPU has FMA) are bit-identical to their portable forms, for every length
-// up to 40 (all tail cases of the 8-, 4- and 1-wide loops), misaligned
-// starts and a row stride larger than the length; and that dot is
-// accurate: |dot − Σ| ≤ (n+1)ε Σ|x_i y_i| against a compensated sum.
+// CPU has FMA: the AVX-512 four-row kernels where it has AVX-512, and
+// the AVX ones with those turned off) are bit-identical to their portable
+// forms, for every length up to 40 (all tail cases of the 8-, 4- and
+// 1-wide loops), misaligned starts and a row stride larger than the
+// length; and that dot is accurate: |dot − Σ| ≤ (n+1)ε Σ|x_i y_i| against
+// a compensated sum.
 func TestKernelsMatchGeneric(t *testing.T) {
-	t.Logf("useFMA = %v", useFMA)
+	saved := useAVX512
+	defer func() { useAVX512 = saved }()
+	for _, avx512 := range kernelVariants() {
+		useAVX512 = avx512
+		t.Run(RowKernels(), checkKernelsMatchGeneric)
+	}
+}
+
+// kernelVariants lists the settings of useAVX512 the CPU can run.
+func kernelVariants() []bool {
+	if useAVX512 {
+		return []bool{true, false}
+	}
+	return []bool{false}
+}
+
+func checkKernelsMatchGeneric(t *testing.T) {
+	t.Logf("useFMA = %v, useAVX512 = %v", useFMA, useAVX512)
 	rng := rand.New(rand.NewPCG(41, 0))
 	buf := make([]float64, 400)
 	for i := range buf {
