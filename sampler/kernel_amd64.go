@@ -35,6 +35,22 @@ func dot4AVX512(dst *[4]float64, x []float64, stride int, y []float64)
 //go:noescape
 func axpy4AVX512(alpha *[4]float64, x []float64, stride int, y []float64)
 
+// dot4F32FMA, axpy4F32FMA (AVX/FMA) and dot4F32AVX512, axpy4F32AVX512 are
+// the forms of dot4F32 and axpy4F32, with the same arithmetic; callers
+// check the lengths.
+//
+//go:noescape
+func dot4F32FMA(dst *[4]float64, x []float32, stride int, y []float64)
+
+//go:noescape
+func axpy4F32FMA(alpha *[4]float64, x []float32, stride int, y []float64)
+
+//go:noescape
+func dot4F32AVX512(dst *[4]float64, x []float32, stride int, y []float64)
+
+//go:noescape
+func axpy4F32AVX512(alpha *[4]float64, x []float32, stride int, y []float64)
+
 // prefetch asks for the cache lines of x to be loaded.
 //
 //go:noescape

@@ -112,3 +112,66 @@ func TestRowKernelsRefuseNegativeStride(t *testing.T) {
 		}()
 	}
 }
+
+// TestF32KernelsMatchFloat64 checks the float32 row kernels against their
+// definition: on every implementation the CPU runs, dot4F32 and axpy4F32
+// give the bits of the float64 kernels' portable forms on the rows widened
+// to float64, for every length up to 40, misaligned starts and a row
+// stride larger than the length.
+func TestF32KernelsMatchFloat64(t *testing.T) {
+	saved := useAVX512
+	defer func() { useAVX512 = saved }()
+	for _, avx512 := range kernelVariants() {
+		useAVX512 = avx512
+		t.Run(RowKernels(), checkF32Kernels)
+	}
+}
+
+func checkF32Kernels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 0))
+	buf := make([]float32, 400)
+	for i := range buf {
+		buf[i] = float32(rng.NormFloat64() * math.Exp(3*rng.NormFloat64()))
+	}
+	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
+	widen := func(x []float32) []float64 {
+		w := make([]float64, len(x))
+		for i, v := range x {
+			w[i] = float64(v)
+		}
+		return w
+	}
+	for n := 0; n <= 40; n++ {
+		for off := 0; off < 3; off++ {
+			y := make([]float64, n)
+			for i := range y {
+				y[i] = rng.NormFloat64()
+			}
+			stride := n + 3
+			rows := buf[off : off+3*stride+n]
+			var d4 [4]float64
+			dot4F32(&d4, rows, stride, y)
+			for r := range d4 {
+				if w := dotGeneric(widen(rows[r*stride:r*stride+n]), y); !same(d4[r], w) {
+					t.Fatalf("n=%d off=%d: dot4F32 row %d %v, float64 %v", n, off, r, d4[r], w)
+				}
+			}
+			alpha := [4]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+			y1 := append([]float64(nil), y...)
+			y2 := append([]float64(nil), y...)
+			axpy4F32(&alpha, rows, stride, y1)
+			for r, a := range alpha {
+				axpyGeneric(a, widen(rows[r*stride:r*stride+n]), y2)
+			}
+			for i := range y1 {
+				if !same(y1[i], y2[i]) {
+					t.Fatalf("n=%d off=%d: axpy4F32[%d] %v, float64 %v", n, off, i, y1[i], y2[i])
+				}
+			}
+			x := rows[:n]
+			if got, w := dotF32Generic(x, y), dotGeneric(widen(x), y); !same(got, w) {
+				t.Fatalf("n=%d: dotF32Generic %v, float64 %v", n, got, w)
+			}
+		}
+	}
+}
