@@ -24,10 +24,12 @@ import (
 // gibbs times one sweep at each size against one plain read of U (floats.Sum
 // over its entries: the memory traffic a fused sweep cannot avoid) and
 // against N plain normal draws (rng.NormFloat64: the randomness it cannot
-// avoid).
+// avoid); for the cases marked float32, the sweep of the opt-in float32
+// copy of U (sampler.NewGibbsFloat32) in the same rounds, against the same
+// read of the float64 U.
 func (b *suite) gibbs() error {
 	for _, c := range b.s.gibbs {
-		g, rng, set, err := b.newChain(c.n, c.d)
+		g, rng, set, err := b.newChain(c.n, c.d, sampler.NewGibbs)
 		if err != nil {
 			return err
 		}
@@ -35,7 +37,7 @@ func (b *suite) gibbs() error {
 		var sink float64
 		norm := make([]float64, c.n)
 		nrng := rand.New(rand.NewPCG(4, 5))
-		t := b.best(
+		fs := []func(){
 			func() { g.Sweep(rng) },
 			func() { sink += floats.Sum(raw) },
 			func() {
@@ -43,7 +45,16 @@ func (b *suite) gibbs() error {
 					norm[i] = nrng.NormFloat64()
 				}
 			},
-		)
+		}
+		var g32 *sampler.Gibbs
+		var rng32 *rand.Rand
+		if c.float32 {
+			if g32, rng32, _, err = b.newChain(c.n, c.d, sampler.NewGibbsFloat32); err != nil {
+				return err
+			}
+			fs = append(fs, func() { g32.Sweep(rng32) })
+		}
+		t := b.best(fs...)
 		_ = sink
 		allocs := allocsPerCall(5, func() { g.Sweep(rng) })
 		size := fmt.Sprintf("N=%d d=%d", c.n, c.d)
@@ -67,16 +78,33 @@ func (b *suite) gibbs() error {
 			k.Target, k.Met = c.target, c.ok(k)
 		}
 		b.add(k)
+		if g32 != nil {
+			k32 := Kernel{
+				Name: gibbs32Name, Size: size, Time: t[3], Rate: 1 / t[3].Seconds(), Unit: "samples/s",
+				Bound: read, BoundTime: t[1], BoundRate: 1 / t[1].Seconds(),
+				Ratio:  float64(t[3]) / float64(t[1]),
+				Allocs: allocsPerCall(5, func() { g32.Sweep(rng32) }),
+				Note: fmt.Sprintf("reads a float32 copy of U (%.3g MB); %.2f× the float64 sweep; draws of the posterior with U rounded to float32",
+					mb/2, float64(t[3])/float64(t[0])),
+			}
+			if c.target != "" {
+				k32.Target, k32.Met = c.target, c.ok(k32)
+			}
+			b.add(k32)
+		}
 	}
 	return nil
 }
+
+// gibbs32Name is the name of the rows of the float32 Gibbs sweep.
+const gibbs32Name = "Gibbs sweep, float32 U (opt-in)"
 
 // latent times sampler.DrawLatent on the margins of the (8500, 5) chain —
 // the truncated-normal draws of a sweep, with their real mix of bounds —
 // against as many plain normal draws.
 func (b *suite) latent() error {
 	n := b.s.latentN
-	g, rng, set, err := b.newChain(n, 5)
+	g, rng, set, err := b.newChain(n, 5, sampler.NewGibbs)
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,8 @@ func (b *suite) scaleSweep(param, other string, fixed int, xs []int, nd func(x, 
 		Short: fmt.Sprintf("Gibbs sweep vs %s (%s=%d)", param, other, fixed),
 		Param: param,
 	}, xs, func(x int) (time.Duration, error) {
-		g, rng, _, err := b.newChain(nd(x, fixed))
+		n, d := nd(x, fixed)
+		g, rng, _, err := b.newChain(n, d, sampler.NewGibbs)
 		if err != nil {
 			return 0, err
 		}

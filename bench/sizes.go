@@ -28,17 +28,18 @@ type sizes struct {
 type wvcmcCase struct{ n, d, s, k int }
 
 type gibbsCase struct {
-	n, d   int
-	target string
-	ok     func(k Kernel) bool
+	n, d    int
+	target  string
+	ok      func(k Kernel) bool
+	float32 bool // also time the float32 sweep (sampler.NewGibbsFloat32)
 }
 
 func fullSizes(quick bool) *sizes {
 	s := &sizes{
 		gibbs: []gibbsCase{
-			{8500, 5, "≥ 10,000 samples/s", func(k Kernel) bool { return k.Rate >= 10000 }},
-			{12665, 30, "", nil},
-			{15000, 300, "≤ 1.5× the read of U", func(k Kernel) bool { return k.Ratio <= 1.5 }},
+			{8500, 5, "≥ 10,000 samples/s", func(k Kernel) bool { return k.Rate >= 10000 }, false},
+			{12665, 30, "", nil, false},
+			{15000, 300, "≤ 1.5× the read of U", func(k Kernel) bool { return k.Ratio <= 1.5 }, true},
 		},
 		gradN: 15000, gradD: 300, gradS: 1000,
 		latentN: 8500,

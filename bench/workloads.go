@@ -40,11 +40,12 @@ func nearThetaStar(rng *rand.Rand, s, d int, spread float64) *mat.Dense {
 	return theta
 }
 
-// newChain returns a Gibbs sampler on (n, d) data, run for the burn-in so
-// that its margins are those of a chain in equilibrium, and its generator.
-func (b *suite) newChain(n, d int) (*sampler.Gibbs, *rand.Rand, dataset.Set, error) {
+// newChain returns a Gibbs sampler on (n, d) data made by newGibbs
+// (sampler.NewGibbs or NewGibbsFloat32), run for the burn-in so that its
+// margins are those of a chain in equilibrium, and its generator.
+func (b *suite) newChain(n, d int, newGibbs func(*mat.Dense, []float64, float64) (*sampler.Gibbs, error)) (*sampler.Gibbs, *rand.Rand, dataset.Set, error) {
 	set := probitData(1, n, d)
-	g, err := sampler.NewGibbs(set.U, set.V, 1)
+	g, err := newGibbs(set.U, set.V, 1)
 	if err != nil {
 		return nil, nil, set, fmt.Errorf("gibbs (N=%d, d=%d): %w", n, d, err)
 	}

@@ -41,6 +41,7 @@ const DefaultBurnIn = 100
 // share it and step concurrently.
 type GibbsKernel struct {
 	u    blas64.General // N×d covariates (not copied)
+	u32  []float32      // U rounded to float32, N×d row-major (NewGibbsKernelFloat32), or nil
 	sign []float64      // s_n = 2v_n − 1
 	r    []float64      // upper Cholesky factor R of the precision P, d×d row-major
 	rt   []float64      // Rᵀ, d×d row-major
@@ -63,16 +64,61 @@ func (s *GibbsState) Position() []float64 { return s.theta }
 // It returns an error if the precision is not positive definite.
 func NewGibbsKernel(p *model.Probit) (*GibbsKernel, error) {
 	u := p.U()
+	k := &GibbsKernel{u: u.RawMatrix(), sign: p.Signs()}
+	if err := k.factor(u, p.PriorVar()); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// NewGibbsKernelFloat32 is NewGibbsKernel for large data: the sweeps read
+// a float32 copy of U (N·d·4 bytes more memory, half the bytes of U read
+// per sweep) and widen it to float64 as they go, with θ, the margins, Uᵀκ
+// and the θ-draw in float64. The chain it drives is the Gibbs sampler of
+// the posterior with the data rounded to float32, Ũ = fl32(U) (its
+// precision ŨᵀŨ + σ⁻² I is factored too), bit for bit the chain of
+// NewGibbsKernel on Ũ: a relative change of the data of at most 2⁻²⁴,
+// whose effect on the posterior is far below Monte Carlo error, but the
+// draws are not those of NewGibbsKernel on U. For d ≤ 8, where a sweep is
+// bound by its random draws rather than by the data, it returns
+// NewGibbsKernel(p).
+func NewGibbsKernelFloat32(p *model.Probit) (*GibbsKernel, error) {
+	u := p.U()
+	n, d := u.Dims()
+	if d <= smallDim {
+		return NewGibbsKernel(p)
+	}
+	rounded := mat.NewDense(n, d, nil)
+	rounded.Apply(func(_, _ int, x float64) float64 { return float64(float32(x)) }, u)
+	u32 := make([]float32, n*d)
+	for i := range n {
+		for j, x := range rounded.RawRowView(i) {
+			u32[i*d+j] = float32(x)
+		}
+	}
+	k := &GibbsKernel{u: u.RawMatrix(), u32: u32, sign: p.Signs()}
+	if err := k.factor(rounded, p.PriorVar()); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// Float32 reports whether the kernel's sweeps read a float32 copy of U
+// (NewGibbsKernelFloat32).
+func (k *GibbsKernel) Float32() bool { return k.u32 != nil }
+
+// factor sets R and Rᵀ from the Cholesky factorisation of the precision
+// UᵀU + σ⁻² I of data u and prior variance priorVar.
+func (k *GibbsKernel) factor(u *mat.Dense, priorVar float64) error {
 	_, d := u.Dims()
 	prec := mat.NewSymDense(d, nil)
 	prec.SymOuterK(1, u.T())
 	for i := 0; i < d; i++ {
-		prec.SetSym(i, i, prec.At(i, i)+1/p.PriorVar())
+		prec.SetSym(i, i, prec.At(i, i)+1/priorVar)
 	}
-	k := &GibbsKernel{u: u.RawMatrix(), sign: p.Signs()}
 	var chol mat.Cholesky
 	if ok := chol.Factorize(prec); !ok {
-		return nil, errors.New("gibbs: precision UᵀU + σ⁻²I is not positive definite")
+		return errors.New("gibbs: precision UᵀU + σ⁻²I is not positive definite")
 	}
 	var tri mat.TriDense
 	chol.UTo(&tri)
@@ -84,7 +130,7 @@ func NewGibbsKernel(p *model.Probit) (*GibbsKernel, error) {
 			k.rt[j*d+i] = tri.At(i, j)
 		}
 	}
-	return k, nil
+	return nil
 }
 
 // Dim returns d, the dimension of θ.
@@ -128,11 +174,23 @@ type Gibbs struct {
 // Errors from the data checks of model.NewProbit and from the MAP search are
 // returned.
 func NewGibbs(u *mat.Dense, v []float64, priorVar float64) (*Gibbs, error) {
+	return newGibbs(u, v, priorVar, NewGibbsKernel)
+}
+
+// NewGibbsFloat32 is NewGibbs with the kernel of NewGibbsKernelFloat32:
+// sweeps that read a float32 copy of U, a chain of the posterior with the
+// data rounded to float32 (started at the mode of the posterior with U).
+func NewGibbsFloat32(u *mat.Dense, v []float64, priorVar float64) (*Gibbs, error) {
+	return newGibbs(u, v, priorVar, NewGibbsKernelFloat32)
+}
+
+// newGibbs is NewGibbs with the kernel built by newKernel.
+func newGibbs(u *mat.Dense, v []float64, priorVar float64, newKernel func(*model.Probit) (*GibbsKernel, error)) (*Gibbs, error) {
 	p, err := model.NewProbit(u, v, priorVar)
 	if err != nil {
 		return nil, err
 	}
-	k, err := NewGibbsKernel(p)
+	k, err := newKernel(p)
 	if err != nil {
 		return nil, err
 	}
@@ -189,9 +247,12 @@ func (g *Gibbs) Sweep(rng *rand.Rand) { g.k.sweep(rng, g.s) }
 
 // sweep is Sweep on state s.
 func (k *GibbsKernel) sweep(rng *rand.Rand, s *GibbsState) {
-	if k.u.Cols > smallDim {
+	switch {
+	case k.u32 != nil:
+		k.sweepRows32(rng, s)
+	case k.u.Cols > smallDim:
 		k.sweepRows(rng, s)
-	} else {
+	default:
 		k.sweepCols(rng, s)
 	}
 	k.drawTheta(rng, s, s.b)
@@ -231,6 +292,41 @@ func (k *GibbsKernel) sweepRows(rng *rand.Rand, s *GibbsState) {
 		}
 		for ; i < nr; i++ {
 			axpy(kap[i], blk[i*stride:i*stride+d], acc)
+		}
+	}
+}
+
+// sweepRows32 is sweepRows on the float32 copy of U (same blocks, same
+// order; the float32 kernels).
+func (k *GibbsKernel) sweepRows32(rng *rand.Rand, s *GibbsState) {
+	d := k.u.Cols
+	data := k.u32
+	theta, acc := s.theta[:d], s.b[:d]
+	clear(acc)
+	bs := max(4, sweepBlockElems/d&^3)
+	n := len(k.sign)
+	for n0 := 0; n0 < n; n0 += bs {
+		n1 := min(n, n0+bs)
+		kap, sg := s.kappa[n0:n1], k.sign[n0:n1]
+		blk := data[n0*d:]
+		nr := len(kap)
+		i := 0
+		for ; i+4 <= nr; i += 4 {
+			dot4F32((*[4]float64)(kap[i:i+4]), blk[i*d:], d, theta)
+		}
+		for ; i < nr; i++ {
+			kap[i] = dotF32Generic(blk[i*d:i*d+d], theta)
+		}
+		if n1 < n {
+			prefetch32(data[n1*d : min(n, n1+bs)*d])
+		}
+		s.latent.draw(rng, kap, sg, nil, 0, nil)
+		i = 0
+		for ; i+4 <= nr; i += 4 {
+			axpy4F32((*[4]float64)(kap[i:i+4]), blk[i*d:], d, acc)
+		}
+		for ; i < nr; i++ {
+			axpyF32Generic(kap[i], blk[i*d:i*d+d], acc)
 		}
 	}
 }

@@ -61,6 +61,10 @@ func dot4(dst *[4]float64, x []float64, stride int, y []float64) {
 	if stride < 0 || len(x) < 3*stride+n {
 		panic("sampler: dot4 length mismatch")
 	}
+	if useAVX512 {
+		dot4AVX512(dst, x, stride, y)
+		return
+	}
 	if useFMA {
 		dot4FMA(dst, x, stride, y)
 		return
@@ -76,6 +80,10 @@ func axpy4(alpha *[4]float64, x []float64, stride int, y []float64) {
 	n := len(y)
 	if stride < 0 || len(x) < 3*stride+n {
 		panic("sampler: axpy4 length mismatch")
+	}
+	if useAVX512 {
+		axpy4AVX512(alpha, x, stride, y)
+		return
 	}
 	if useFMA {
 		axpy4FMA(alpha, x, stride, y)
@@ -112,9 +120,12 @@ func axpy(alpha float64, x, y []float64) {
 }
 
 // RowKernels names the implementation of the Gibbs sweep's row kernels
-// in use: "avx-fma" (amd64 assembly) or "portable" (math.FMA). Both give
-// the same results.
+// in use: "avx512-fma" or "avx-fma" (amd64 assembly) or "portable"
+// (math.FMA). All give the same results.
 func RowKernels() string {
+	if useAVX512 {
+		return "avx512-fma"
+	}
 	if useFMA {
 		return "avx-fma"
 	}

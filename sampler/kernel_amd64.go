@@ -2,7 +2,9 @@
 
 package sampler
 
-// Implemented in kernel_amd64.s.
+import "golang.org/x/sys/cpu"
+
+// Implemented in kernel_amd64.s and kernel512_amd64.s.
 
 func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 
@@ -24,6 +26,31 @@ func axpyFMA(alpha float64, x, y []float64)
 //go:noescape
 func axpy4FMA(alpha *[4]float64, x []float64, stride int, y []float64)
 
+// dot4AVX512 and axpy4AVX512 are the AVX-512 forms of dot4 and axpy4,
+// with the same arithmetic; callers check the lengths.
+//
+//go:noescape
+func dot4AVX512(dst *[4]float64, x []float64, stride int, y []float64)
+
+//go:noescape
+func axpy4AVX512(alpha *[4]float64, x []float64, stride int, y []float64)
+
+// dot4F32FMA, axpy4F32FMA (AVX/FMA) and dot4F32AVX512, axpy4F32AVX512 are
+// the forms of dot4F32 and axpy4F32, with the same arithmetic; callers
+// check the lengths.
+//
+//go:noescape
+func dot4F32FMA(dst *[4]float64, x []float32, stride int, y []float64)
+
+//go:noescape
+func axpy4F32FMA(alpha *[4]float64, x []float32, stride int, y []float64)
+
+//go:noescape
+func dot4F32AVX512(dst *[4]float64, x []float32, stride int, y []float64)
+
+//go:noescape
+func axpy4F32AVX512(alpha *[4]float64, x []float32, stride int, y []float64)
+
 // prefetch asks for the cache lines of x to be loaded.
 //
 //go:noescape
@@ -42,3 +69,8 @@ var useFMA = func() bool {
 	}
 	return xgetbv0()&6 == 6
 }()
+
+// useAVX512 reports whether the four-row kernels use their AVX-512 forms:
+// the CPU and OS support AVX-512F besides AVX and FMA3 (the tests turn it
+// off to run the AVX forms).
+var useAVX512 = useFMA && cpu.X86.HasAVX512F

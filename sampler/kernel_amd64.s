@@ -339,3 +339,174 @@ a4loop1:
 a4done:
 	VZEROUPPER
 	RET
+
+// func dot4F32FMA(dst *[4]float64, x []float32, stride int, y []float64)
+//
+// dot4FMA on float32 rows: each block of four entries of a row is widened
+// to float64 (VCVTPS2PD, exact) and then used as in dot4FMA. The caller
+// checks len(x) ≥ 3*stride + len(y).
+TEXT ·dot4F32FMA(SB), NOSPLIT, $0-64
+	MOVQ   dst+0(FP), BX
+	MOVQ   x_base+8(FP), SI
+	MOVQ   stride+32(FP), R11
+	MOVQ   y_base+40(FP), DI
+	MOVQ   y_len+48(FP), CX
+	SHLQ   $2, R11
+	LEAQ   (R11)(R11*2), R12
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	MOVQ   CX, DX
+	SHRQ   $3, DX
+	JZ     h4tail4
+
+h4loop8:
+	VMOVUPD     (DI), Y8
+	VMOVUPD     32(DI), Y9
+	VCVTPS2PD   (SI), Y10
+	VCVTPS2PD   16(SI), Y11
+	VCVTPS2PD   (SI)(R11*1), Y12
+	VCVTPS2PD   16(SI)(R11*1), Y13
+	VFMADD231PD Y10, Y8, Y0
+	VFMADD231PD Y11, Y9, Y1
+	VFMADD231PD Y12, Y8, Y2
+	VFMADD231PD Y13, Y9, Y3
+	VCVTPS2PD   (SI)(R11*2), Y10
+	VCVTPS2PD   16(SI)(R11*2), Y11
+	VCVTPS2PD   (SI)(R12*1), Y12
+	VCVTPS2PD   16(SI)(R12*1), Y13
+	VFMADD231PD Y10, Y8, Y4
+	VFMADD231PD Y11, Y9, Y5
+	VFMADD231PD Y12, Y8, Y6
+	VFMADD231PD Y13, Y9, Y7
+	ADDQ        $32, SI
+	ADDQ        $64, DI
+	DECQ        DX
+	JNZ         h4loop8
+
+h4tail4:
+	TESTQ       $4, CX
+	JZ          h4reduce
+	VMOVUPD     (DI), Y8
+	VCVTPS2PD   (SI), Y10
+	VCVTPS2PD   (SI)(R11*1), Y11
+	VCVTPS2PD   (SI)(R11*2), Y12
+	VCVTPS2PD   (SI)(R12*1), Y13
+	VFMADD231PD Y10, Y8, Y0
+	VFMADD231PD Y11, Y8, Y2
+	VFMADD231PD Y12, Y8, Y4
+	VFMADD231PD Y13, Y8, Y6
+	ADDQ        $16, SI
+	ADDQ        $32, DI
+
+h4reduce:
+	VADDPD       Y1, Y0, Y0
+	VADDPD       Y3, Y2, Y2
+	VADDPD       Y5, Y4, Y4
+	VADDPD       Y7, Y6, Y6
+	VEXTRACTF128 $1, Y0, X1
+	VEXTRACTF128 $1, Y2, X3
+	VEXTRACTF128 $1, Y4, X5
+	VEXTRACTF128 $1, Y6, X7
+	VADDPD       X1, X0, X0
+	VADDPD       X3, X2, X2
+	VADDPD       X5, X4, X4
+	VADDPD       X7, X6, X6
+	VPERMILPD    $1, X0, X1
+	VPERMILPD    $1, X2, X3
+	VPERMILPD    $1, X4, X5
+	VPERMILPD    $1, X6, X7
+	VADDSD       X1, X0, X0
+	VADDSD       X3, X2, X2
+	VADDSD       X5, X4, X4
+	VADDSD       X7, X6, X6
+	ANDQ         $3, CX
+	JZ           h4done
+
+h4loop1:
+	VMOVSD      (DI), X8
+	VCVTSS2SD   (SI), X10, X10
+	VCVTSS2SD   (SI)(R11*1), X11, X11
+	VCVTSS2SD   (SI)(R11*2), X12, X12
+	VCVTSS2SD   (SI)(R12*1), X13, X13
+	VFMADD231SD X10, X8, X0
+	VFMADD231SD X11, X8, X2
+	VFMADD231SD X12, X8, X4
+	VFMADD231SD X13, X8, X6
+	ADDQ        $4, SI
+	ADDQ        $8, DI
+	DECQ        CX
+	JNZ         h4loop1
+
+h4done:
+	VMOVSD X0, 0(BX)
+	VMOVSD X2, 8(BX)
+	VMOVSD X4, 16(BX)
+	VMOVSD X6, 24(BX)
+	VZEROUPPER
+	RET
+
+// func axpy4F32FMA(alpha *[4]float64, x []float32, stride int, y []float64)
+//
+// axpy4FMA on float32 rows, four entries at a time, widened as in
+// dot4F32FMA. The caller checks len(x) ≥ 3*stride + len(y).
+TEXT ·axpy4F32FMA(SB), NOSPLIT, $0-64
+	MOVQ         alpha+0(FP), BX
+	MOVQ         x_base+8(FP), SI
+	MOVQ         stride+32(FP), R11
+	MOVQ         y_base+40(FP), DI
+	MOVQ         y_len+48(FP), CX
+	VBROADCASTSD 0(BX), Y12
+	VBROADCASTSD 8(BX), Y13
+	VBROADCASTSD 16(BX), Y14
+	VBROADCASTSD 24(BX), Y15
+	SHLQ         $2, R11
+	LEAQ         (R11)(R11*2), R12
+	MOVQ         CX, DX
+	SHRQ         $2, DX
+	JZ           b4tail1
+
+b4loop4:
+	VCVTPS2PD   (SI), Y4
+	VCVTPS2PD   (SI)(R11*1), Y5
+	VCVTPS2PD   (SI)(R11*2), Y6
+	VCVTPS2PD   (SI)(R12*1), Y7
+	VMOVUPD     (DI), Y0
+	VFMADD231PD Y4, Y12, Y0
+	VFMADD231PD Y5, Y13, Y0
+	VFMADD231PD Y6, Y14, Y0
+	VFMADD231PD Y7, Y15, Y0
+	VMOVUPD     Y0, (DI)
+	ADDQ        $16, SI
+	ADDQ        $32, DI
+	DECQ        DX
+	JNZ         b4loop4
+
+b4tail1:
+	ANDQ $3, CX
+	JZ   b4done
+
+b4loop1:
+	VCVTSS2SD   (SI), X4, X4
+	VCVTSS2SD   (SI)(R11*1), X5, X5
+	VCVTSS2SD   (SI)(R11*2), X6, X6
+	VCVTSS2SD   (SI)(R12*1), X7, X7
+	VMOVSD      (DI), X0
+	VFMADD231SD X4, X12, X0
+	VFMADD231SD X5, X13, X0
+	VFMADD231SD X6, X14, X0
+	VFMADD231SD X7, X15, X0
+	VMOVSD      X0, (DI)
+	ADDQ        $4, SI
+	ADDQ        $8, DI
+	DECQ        CX
+	JNZ         b4loop1
+
+b4done:
+	VZEROUPPER
+	RET

@@ -22,7 +22,8 @@ func newBenchCmd() *cobra.Command {
 		Use:   "bench",
 		Short: "Time the hot kernels against the machine's bounds; write a table and a scaling plot",
 		Long: `Time wcmc's hot kernels — Gibbs sweeps at (N, d) = (8500, 5), (12665, 30)
-and (15000, 300), truncated-normal draws, the batched probit gradient,
+and (15000, 300) (there also with the opt-in float32 copy of U),
+truncated-normal draws, the batched probit gradient,
 the probit special functions (log Φ and λ), SGLD, the WVCMC objective on
 probit (d = 5, 30 and 300), K workers in parallel — each interleaved with
 the hardware bound it is compared to (one read of the design matrix,
