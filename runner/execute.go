@@ -155,7 +155,8 @@ func (p *Plan) runUnit(ctx context.Context, shared any, keys []TaskKey, unit []i
 // Execute runs the given tasks on opts.Workers goroutines and returns their
 // records in the order of keys, whatever the order they finish in. The
 // first task error cancels the others and is returned; if ctx is cancelled
-// no new task starts and ctx.Err() is returned.
+// no new task starts (a worker checks it before each) and ctx.Err() is
+// returned.
 func (p *Plan) Execute(ctx context.Context, shared any, keys []TaskKey, opts Options) ([]TaskResult, error) {
 	units := p.units(keys)
 	workers := max(1, min(opts.workers(), len(units)))
@@ -176,6 +177,11 @@ func (p *Plan) Execute(ctx context.Context, shared any, keys []TaskKey, opts Opt
 		go func() {
 			defer wg.Done()
 			for u := range jobs {
+				if ctx.Err() != nil {
+					// Cancelled after the unit was handed over: it does
+					// not start (the run returns the cancellation).
+					continue
+				}
 				r, err := p.runUnit(ctx, shared, keys, units[u])
 				finished <- done{u, r, err}
 			}

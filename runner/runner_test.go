@@ -261,10 +261,12 @@ func TestCancel(t *testing.T) {
 	spec := sweeptest.Noise()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// The second task to start cancels, whichever it is (the scheduler
+	// may start the tasks of one worker long before the other's): then at
+	// most the other worker's task in flight starts after it.
 	var ran atomic.Int32
 	spec.Run = func(t runner.Task) (runner.TaskOutput, error) {
-		ran.Add(1)
-		if t.Point == 0 && t.Trial == 1 {
+		if ran.Add(1) == 2 {
 			cancel()
 		}
 		if err := t.Ctx.Err(); err != nil {
@@ -276,8 +278,8 @@ func TestCancel(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	if n := ran.Load(); n >= 300 {
-		t.Errorf("all %d tasks ran after cancellation", n)
+	if n := ran.Load(); n > 3 {
+		t.Errorf("%d of 300 tasks started, cancelled by the second: want at most 3 (2 workers)", n)
 	}
 }
 
