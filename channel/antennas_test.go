@@ -29,20 +29,7 @@ func TestRxAntennasOneIsThePapersLink(t *testing.T) {
 		send := func(n int) (*Received, *Received) {
 			c := cfg
 			c.RxAntennas = n
-			rng := rand.New(rand.NewPCG(3, 4))
-			samples := make([]*mat.Dense, 3)
-			for k := range samples {
-				samples[k] = gaussSamples(rng, 40, 2, float64(k+1))
-			}
-			rx, err := Transmit(rng, c, samples)
-			if err != nil {
-				t.Fatal(err)
-			}
-			again, err := Retransmit(rng, c, rx, samples)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return rx, again
+			return transmitTwice(t, c)
 		}
 		rx0, again0 := send(0)
 		rx1, again1 := send(1)
